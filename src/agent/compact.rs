@@ -1,0 +1,1 @@
+//! Context compaction (model-tools.md §6). TODO: compaction helper.

@@ -1,0 +1,5 @@
+//! The agent: system prompt, the turn loop, the runtime around it, compaction, sub-agents
+//! and background tasks.
+pub mod compact;
+pub mod prompt;
+pub mod runtime;

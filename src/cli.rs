@@ -1,0 +1,191 @@
+//! Command-line definitions (clap) — flags of ipc-sessions.md §6.1 and model-tools.md §1.1,
+//! plus this product's subcommands and script-client flags. No behaviour lives here.
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug, Clone, Default)]
+#[command(
+    name = "bash-agent",
+    version,
+    about = "A terminal AI coding agent (native twin of the shell bash-agent)",
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// The task (one-shot). Without it, stdin is read when piped, else interactive mode.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    #[command(flatten)]
+    pub opts: Opts,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Options shared by the agent and its subcommands.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Opts {
+    /// Provider: claude (Anthropic Messages), openai (chat completions), responses.
+    #[arg(short = 'p', long, global = true)]
+    pub provider: Option<String>,
+    /// Model name (default depends on the provider).
+    #[arg(short = 'm', long, global = true)]
+    pub model: Option<String>,
+    /// API base URL (Anthropic: include /v1).
+    #[arg(long, global = true)]
+    pub base_url: Option<String>,
+    /// API key (else ANTHROPIC_API_KEY / OPENAI_API_KEY / DEEPSEEK_API_KEY).
+    #[arg(long, global = true)]
+    pub api_key: Option<String>,
+    /// Max output tokens per call (k/m/g suffixes).
+    #[arg(long, global = true)]
+    pub max_tokens: Option<String>,
+    /// LLM calls per turn.
+    #[arg(long, global = true)]
+    pub max_turns: Option<String>,
+    /// Compaction threshold in tokens (k/m/g suffixes).
+    #[arg(long, global = true)]
+    pub max_context: Option<String>,
+    /// Foreground Bash timeout in seconds.
+    #[arg(long, global = true)]
+    pub tool_timeout: Option<String>,
+    /// Load a skill's SKILL.md into the prompt (repeatable).
+    #[arg(long, global = true)]
+    pub skill: Vec<String>,
+    /// low|medium|high|xhigh|max
+    #[arg(long, global = true)]
+    pub effort: Option<String>,
+    /// adaptive|enabled|disabled
+    #[arg(long, global = true)]
+    pub thinking: Option<String>,
+    /// on|off: attach pasted PNGs natively (accepted for compatibility).
+    #[arg(long, global = true)]
+    pub vision: Option<String>,
+    /// human|stream-json
+    #[arg(long, global = true)]
+    pub output_format: Option<String>,
+    /// Same as --output-format stream-json.
+    #[arg(long, global = true)]
+    pub print: bool,
+    /// Select or create a session (no NAME: a new id).
+    #[arg(long, global = true, num_args = 0..=1, default_missing_value = "", value_name = "NAME")]
+    pub session: Option<String>,
+    /// Resume the latest non-sub-agent session of this project.
+    #[arg(long = "continue", global = true)]
+    pub continue_: bool,
+    /// Copy the chosen session into a new one and run there.
+    #[arg(long, global = true)]
+    pub fork: bool,
+    /// List this project's sessions and exit.
+    #[arg(long)]
+    pub list_sessions: bool,
+    /// JSON output (--list-sessions, usage, search, sessions).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Debug lines on stderr.
+    #[arg(short = 'v', long, global = true)]
+    pub verbose: bool,
+    /// Interactive mode (REPL).
+    #[arg(short = 'i', long)]
+    pub interactive: bool,
+
+    /// Headless server: serve input.fifo until SESSION_END, SIGTERM or SIGINT.
+    #[arg(long)]
+    pub listen: bool,
+    /// Script client: send TEXT as a USER_INPUT to the agent running on --session.
+    #[arg(long, value_name = "TEXT")]
+    pub send: Option<String>,
+    /// Script client: inject TEXT as a USER_NOTIFY into the running agent.
+    #[arg(long, value_name = "TEXT")]
+    pub inject: Option<String>,
+    /// With --send: wait for that turn's final stop and print the answer.
+    #[arg(long)]
+    pub wait: bool,
+
+    /// Render the last N turns of the session (default 10) and exit.
+    #[arg(long, num_args = 0..=1, default_missing_value = "10", value_name = "N")]
+    pub replay: Option<String>,
+    /// Like --replay but print the RESP display frames.
+    #[arg(long, num_args = 0..=1, default_missing_value = "10", value_name = "N")]
+    pub replay_frames: Option<String>,
+    /// Read RESP display frames on stdin and render them.
+    #[arg(long)]
+    pub render: bool,
+    /// Print the embedded awk/event_replay.awk.
+    #[arg(long)]
+    pub print_replay_awk: bool,
+
+    /// (internal) run as a sub-agent reporting to this notify.fifo.
+    #[arg(long, hide = true, value_name = "PATH")]
+    pub sub_agent_notify: Option<String>,
+    /// (internal) sub-agent depth.
+    #[arg(long, hide = true, default_value_t = 0)]
+    pub depth: u32,
+    /// (internal) the parent session folder (fork source for sub-agents).
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub parent_dir: Option<String>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum Command {
+    /// Compact the session's context now.
+    Compact,
+    /// Restore files changed by the agent in the last N turns.
+    Undo {
+        #[arg(long, default_value_t = 1)]
+        turns: u64,
+        /// Restore even files changed outside the agent since.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Token usage and cost per session and model.
+    Usage {
+        /// Every project's sessions.
+        #[arg(long)]
+        all: bool,
+        /// Only calls newer than this (e.g. 7d, 12h).
+        #[arg(long)]
+        since: Option<String>,
+    },
+    /// Search past sessions and messages.
+    Search {
+        words: String,
+        #[arg(long)]
+        all_projects: bool,
+    },
+    /// Manage sessions: rm, prune, show.
+    Sessions {
+        #[command(subcommand)]
+        action: SessionsCmd,
+    },
+    /// (internal) the scripted model server for tests and the offline demo.
+    #[command(hide = true)]
+    MockServer {
+        /// Script file (JSON) describing the responses.
+        #[arg(long)]
+        script: String,
+        /// Port (0 = pick one; the chosen address is printed on stdout).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Append every request (JSON lines) to this file.
+        #[arg(long)]
+        record: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum SessionsCmd {
+    /// Delete a session folder (never a running one).
+    Rm { name: String },
+    /// Delete old sub-agent sessions.
+    Prune {
+        #[arg(long)]
+        sub_agents: bool,
+        #[arg(long)]
+        older_than: Option<String>,
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Meta, stats, plan, summary and last turns of a session.
+    Show { name: String },
+}

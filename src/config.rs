@@ -1,0 +1,208 @@
+//! Run configuration: provider/model/key/URL resolution (model-tools.md §1.1) and the
+//! numeric limits, from flags and environment. Errors carry the reference's wording.
+use crate::cli::Opts;
+use crate::provider::{ProviderConfig, ProviderKind};
+
+/// A usage error (exit 2) or a configuration error (exit 1), with the reference text.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Fatal(String),
+}
+
+/// Output mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Human,
+    StreamJson,
+}
+
+/// Everything a run needs besides the session.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub provider: ProviderConfig,
+    pub max_turns: u64,
+    pub max_context: u64,
+    pub tool_timeout: u64,
+    pub skills: Vec<String>,
+    pub output: OutputFormat,
+    pub max_result_bytes: usize,
+    /// BASH_AGENT_BASH_MODE parsed (0 when invalid: fail closed).
+    pub bash_mode: u32,
+    pub verbose: bool,
+    pub vision: bool,
+}
+
+/// `digits[k|m|g]`, case-insensitive, decimal multipliers.
+pub fn parse_count_suffix(s: &str) -> Option<u64> {
+    let t = s.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let (num, mul) = match t.as_bytes()[t.len() - 1].to_ascii_lowercase() {
+        b'k' => (&t[..t.len() - 1], 1_000u64),
+        b'm' => (&t[..t.len() - 1], 1_000_000),
+        b'g' => (&t[..t.len() - 1], 1_000_000_000),
+        _ => (t, 1),
+    };
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    num.parse::<u64>().ok()?.checked_mul(mul)
+}
+
+/// `^[0-7]{4}$` → bits, else 0 (fail closed).
+pub fn parse_bash_mode(s: &str) -> u32 {
+    if s.len() == 4 && s.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        u32::from_str_radix(s, 8).unwrap_or(0)
+    } else {
+        0
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+fn num_flag(v: &Option<String>, flag: &str, default: u64, suffix: bool) -> Result<u64, ConfigError> {
+    match v {
+        None => Ok(default),
+        Some(s) => {
+            let parsed = if suffix {
+                parse_count_suffix(s)
+            } else {
+                s.trim().parse::<u64>().ok()
+            };
+            parsed.ok_or_else(|| ConfigError::Usage(format!("Invalid {flag}: {s}")))
+        }
+    }
+}
+
+/// Resolve flags + environment. `need_key` is false for commands that never call a model.
+pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
+    let pname = o.provider.clone().unwrap_or_else(|| "claude".into());
+    let mut kind = ProviderKind::parse(&pname).ok_or_else(|| {
+        ConfigError::Usage(format!(
+            "Unknown provider: {pname} (use claude|openai|responses)"
+        ))
+    })?;
+    let prefix = match kind {
+        ProviderKind::Claude => "ANTHROPIC",
+        _ => "OPENAI",
+    };
+    let mut api_key = o
+        .api_key
+        .clone()
+        .or_else(|| env(&format!("{prefix}_API_KEY")))
+        .unwrap_or_default();
+    let mut base_url = o
+        .base_url
+        .clone()
+        .or_else(|| env(&format!("{prefix}_BASE_URL")))
+        .unwrap_or_default();
+    let mut model = o.model.clone().filter(|m| !m.is_empty());
+    if api_key.is_empty() && base_url.is_empty() {
+        if let Some(k) = env("DEEPSEEK_API_KEY") {
+            kind = ProviderKind::Claude;
+            api_key = k;
+            base_url = "https://api.deepseek.com/anthropic".into();
+            if model.is_none() {
+                model = Some("deepseek-v4-flash".into());
+            }
+        }
+    }
+    if need_key && api_key.is_empty() && base_url.is_empty() {
+        let var = match kind {
+            ProviderKind::Claude => "ANTHROPIC_API_KEY",
+            _ => "OPENAI_API_KEY",
+        };
+        return Err(ConfigError::Fatal(format!(
+            "No API key. Set {var} or use --api-key"
+        )));
+    }
+    if base_url.is_empty() {
+        base_url = kind.default_base_url().into();
+    }
+    let output = match (o.print, o.output_format.as_deref()) {
+        (true, _) | (_, Some("stream-json")) => OutputFormat::StreamJson,
+        (_, None) | (_, Some("human")) => OutputFormat::Human,
+        (_, Some(other)) => {
+            return Err(ConfigError::Usage(format!(
+                "Invalid --output-format: {other} (expected human|stream-json)"
+            )))
+        }
+    };
+    let vision = match o
+        .vision
+        .clone()
+        .or_else(|| env("AGENT_VISION"))
+        .as_deref()
+    {
+        None | Some("off") => false,
+        Some("on") => true,
+        Some(x) => {
+            return Err(ConfigError::Usage(format!(
+                "Invalid vision setting: {x} (expected on|off)"
+            )))
+        }
+    };
+    let provider = ProviderConfig {
+        kind,
+        model: model.unwrap_or_else(|| kind.default_model().into()),
+        api_key,
+        base_url: base_url.trim_end_matches('/').to_string(),
+        max_tokens: num_flag(&o.max_tokens, "--max-tokens", 16384, true)?,
+        effort: o
+            .effort
+            .clone()
+            .or_else(|| env("EFFORT"))
+            .unwrap_or_else(|| "high".into()),
+        thinking: o
+            .thinking
+            .clone()
+            .or_else(|| env("THINKING"))
+            .unwrap_or_else(|| "adaptive".into()),
+        verbose: o.verbose,
+    };
+    Ok(Config {
+        provider,
+        max_turns: num_flag(&o.max_turns, "--max-turns", 1000, false)?.max(1),
+        max_context: num_flag(&o.max_context, "--max-context", 200_000, true)?,
+        tool_timeout: num_flag(&o.tool_timeout, "--tool-timeout", 600, false)?,
+        skills: o.skill.clone(),
+        output,
+        max_result_bytes: env("TOOL_RESULT_MAX_BYTES")
+            .and_then(|v| v.parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .unwrap_or(100_000),
+        bash_mode: parse_bash_mode(
+            &env("BASH_AGENT_BASH_MODE").unwrap_or_else(|| "0467".into()),
+        ),
+        verbose: o.verbose,
+        vision,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn suffixes() {
+        assert_eq!(parse_count_suffix("200k"), Some(200_000));
+        assert_eq!(parse_count_suffix("2M"), Some(2_000_000));
+        assert_eq!(parse_count_suffix("1g"), Some(1_000_000_000));
+        assert_eq!(parse_count_suffix("16384"), Some(16384));
+        for bad in ["", "k", "1.5k", "-1", "12x", "1kk"] {
+            assert_eq!(parse_count_suffix(bad), None, "{bad}");
+        }
+    }
+    #[test]
+    fn modes() {
+        assert_eq!(parse_bash_mode("0467"), 0o467);
+        assert_eq!(parse_bash_mode("0777"), 0o777);
+        assert_eq!(parse_bash_mode("0468"), 0);
+        assert_eq!(parse_bash_mode("467"), 0);
+    }
+}

@@ -1,0 +1,3 @@
+//! Inter-process channels: RESP framing, FIFOs, the notify path, script clients.
+pub mod client;
+pub mod resp;

@@ -1,0 +1,129 @@
+//! Model providers (model-tools.md §1–2): request building, HTTP with retries, SSE parsing
+//! and per-provider normalisation to [`StreamEvent`]s.
+//!
+//! Entry point: [`stream`]. It blocks, calls `on_event` for every event in order, and
+//! always ends with either `Stop` (after `Usage`) or `Error` — a stream that ends without
+//! its terminal event is an `Error("Stream interrupted …")`, never a silent success.
+use crate::session::stats::Usage;
+use crate::util::cancel::Cancel;
+
+/// Which wire protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    /// Anthropic Messages (`claude`, default).
+    Claude,
+    /// OpenAI chat-completions (`openai`).
+    OpenAi,
+    /// OpenAI Responses (`responses`).
+    Responses,
+}
+
+impl ProviderKind {
+    pub fn parse(s: &str) -> Option<ProviderKind> {
+        match s {
+            "claude" => Some(ProviderKind::Claude),
+            "openai" => Some(ProviderKind::OpenAi),
+            "responses" => Some(ProviderKind::Responses),
+            _ => None,
+        }
+    }
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProviderKind::Claude => "claude",
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::Responses => "responses",
+        }
+    }
+    pub fn default_model(&self) -> &'static str {
+        match self {
+            ProviderKind::Claude => "claude-sonnet-4-20250514",
+            ProviderKind::OpenAi => "gpt-4o",
+            ProviderKind::Responses => "deepseek-v4-flash",
+        }
+    }
+    pub fn default_base_url(&self) -> &'static str {
+        match self {
+            ProviderKind::Claude => "https://api.anthropic.com/v1",
+            ProviderKind::OpenAi => "https://api.openai.com/v1",
+            ProviderKind::Responses => "https://api.deepseek.com",
+        }
+    }
+}
+
+/// Resolved provider settings (see `config.rs` for the resolution order).
+#[derive(Debug, Clone)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    pub model: String,
+    /// May be empty (local servers).
+    pub api_key: String,
+    /// Base URL without the endpoint suffix (e.g. `http://127.0.0.1:8080/v1` for claude).
+    pub base_url: String,
+    pub max_tokens: u64,
+    /// low|medium|high|xhigh|max
+    pub effort: String,
+    /// adaptive|enabled|disabled
+    pub thinking: String,
+    pub verbose: bool,
+}
+
+/// One LLM request.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub system: &'a str,
+    /// conversation.jsonl lines (each a JSON object), in order.
+    pub messages: &'a [String],
+    /// tools.json text (a JSON array) or empty for none.
+    pub tools_json: &'a str,
+    /// Force thinking off (compaction summary calls).
+    pub disable_thinking: bool,
+}
+
+/// Normalised stream events (model-tools.md §2.5).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    Text(String),
+    Thinking(String),
+    /// `input_raw` is the accumulated tool-input JSON text as the model sent it
+    /// (may be empty or invalid; the caller validates).
+    ToolCall {
+        name: String,
+        id: String,
+        input_raw: String,
+    },
+    /// Emitted once, right before `Stop`. `speed` = output tok/s over the stream (0 if unknown).
+    Usage {
+        usage: Usage,
+        speed: u64,
+    },
+    /// Stop reason normalised to Claude semantics (`end_turn`, `tool_use`, `max_tokens`, …).
+    Stop(String),
+    Error(String),
+    /// A new HTTP attempt starts: discard partial state of this call.
+    Retry,
+}
+
+/// Timing/diagnostics of one call (for the usage ledger).
+#[derive(Debug, Clone, Default)]
+pub struct CallInfo {
+    pub elapsed_ms: u64,
+    pub first_token_ms: Option<u64>,
+    pub retries: u32,
+}
+
+pub mod anthropic;
+pub mod http;
+pub mod openai;
+pub mod responses;
+pub mod sse;
+
+/// Run one streaming call. Blocks until the stream ends, fails, or `cancel` fires (then
+/// it returns promptly without a terminal event; the caller logs `stop interrupted`).
+pub fn stream(
+    cfg: &ProviderConfig,
+    req: &Request,
+    cancel: &Cancel,
+    on_event: &mut dyn FnMut(StreamEvent),
+) -> CallInfo {
+    http::run(cfg, req, cancel, on_event)
+}

@@ -1,0 +1,247 @@
+//! conversation.jsonl (ipc-sessions.md §3.5): line shapes with the reference key order,
+//! whole-line appends, and a reader that skips corrupt lines and repairs a dangling
+//! tool_use (a crash between an assistant line and its results) when building messages.
+use crate::util::jsonl::{quote, Obj};
+use serde_json::Value;
+use std::path::Path;
+
+/// One tool call of an assistant message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolUse {
+    pub id: String,
+    pub name: String,
+    /// Raw JSON object text (validated).
+    pub input_raw: String,
+}
+
+/// `{"role":"user","content":"…"}`
+pub fn user_text_line(content: &str) -> String {
+    Obj::new().str("role", "user").str("content", content).finish()
+}
+
+/// `{"role":"assistant","content":[thinking, text, tool_use…]}` (thinking and text always present).
+pub fn assistant_line(thinking: &str, text: &str, tools: &[ToolUse]) -> String {
+    let mut arr = String::from("[");
+    arr.push_str(
+        &Obj::new()
+            .str("type", "thinking")
+            .str("thinking", thinking)
+            .finish(),
+    );
+    arr.push(',');
+    arr.push_str(&Obj::new().str("type", "text").str("text", text).finish());
+    for t in tools {
+        arr.push(',');
+        arr.push_str(
+            &Obj::new()
+                .str("type", "tool_use")
+                .str("id", &t.id)
+                .str("name", &t.name)
+                .raw("input", &t.input_raw)
+                .finish(),
+        );
+    }
+    arr.push(']');
+    Obj::new().str("role", "assistant").raw("content", &arr).finish()
+}
+
+/// `{"role":"user","content":[{"type":"tool_result","tool_use_id":"…","content":"…"},…]}`
+pub fn tool_results_line(results: &[(String, String)]) -> String {
+    let mut arr = String::from("[");
+    for (i, (id, content)) in results.iter().enumerate() {
+        if i > 0 {
+            arr.push(',');
+        }
+        arr.push_str(
+            &Obj::new()
+                .str("type", "tool_result")
+                .str("tool_use_id", id)
+                .str("content", content)
+                .finish(),
+        );
+    }
+    arr.push(']');
+    Obj::new().str("role", "user").raw("content", &arr).finish()
+}
+
+/// Append lines with one write so an assistant line and its results land together.
+pub fn append_lines(path: &Path, lines: &[String]) -> std::io::Result<()> {
+    let mut buf = String::new();
+    for l in lines {
+        buf.push_str(l);
+        buf.push('\n');
+    }
+    crate::util::fsx::append_bytes(path, buf.as_bytes())
+}
+
+/// The raw, valid lines of the file (blank and corrupt lines skipped; count of skipped).
+pub fn read_lines(path: &Path) -> (Vec<String>, usize) {
+    let text = crate::util::fsx::read_lossy(path);
+    let mut out = Vec::new();
+    let mut bad = 0;
+    for l in text.lines() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(l) {
+            Ok(Value::Object(_)) => out.push(l.to_string()),
+            _ => bad += 1,
+        }
+    }
+    (out, bad)
+}
+
+/// Message lines ready for a request: valid lines, plus a synthetic tool_result line
+/// after any assistant line whose tool_use ids have no results (interrupted or crashed
+/// runs), so the provider never sees an orphan tool_use.
+pub fn message_lines(path: &Path) -> Vec<String> {
+    let (lines, _) = read_lines(path);
+    repair(lines)
+}
+
+/// See [`message_lines`].
+pub fn repair(lines: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut pending: Vec<String> = Vec::new();
+    for l in lines {
+        let v: Value = serde_json::from_str(&l).unwrap_or(Value::Null);
+        let results = tool_result_ids(&v);
+        if !pending.is_empty() {
+            let missing: Vec<String> = pending
+                .iter()
+                .filter(|id| !results.contains(id))
+                .cloned()
+                .collect();
+            if !missing.is_empty() && results.is_empty() {
+                let r: Vec<(String, String)> = missing
+                    .into_iter()
+                    .map(|id| (id, "Error: tool result lost (the run was interrupted)".into()))
+                    .collect();
+                out.push(tool_results_line(&r));
+            }
+            pending.clear();
+        }
+        pending = tool_use_ids(&v);
+        out.push(l);
+    }
+    if !pending.is_empty() {
+        let r: Vec<(String, String)> = pending
+            .into_iter()
+            .map(|id| (id, "Error: tool result lost (the run was interrupted)".into()))
+            .collect();
+        out.push(tool_results_line(&r));
+    }
+    out
+}
+
+fn blocks<'a>(v: &'a Value, ty: &str) -> impl Iterator<Item = &'a Value> + 'a {
+    let ty = ty.to_string();
+    v.get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(move |b| b.get("type").and_then(Value::as_str) == Some(ty.as_str()))
+}
+
+/// ids of tool_use blocks in an assistant line.
+pub fn tool_use_ids(v: &Value) -> Vec<String> {
+    if v.get("role").and_then(Value::as_str) != Some("assistant") {
+        return Vec::new();
+    }
+    blocks(v, "tool_use")
+        .filter_map(|b| b.get("id").and_then(Value::as_str).map(String::from))
+        .collect()
+}
+
+/// ids of tool_result blocks in a user line.
+pub fn tool_result_ids(v: &Value) -> Vec<String> {
+    blocks(v, "tool_result")
+        .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str).map(String::from))
+        .collect()
+}
+
+/// True for a real user-turn line: `"role":"user"` with string content.
+pub fn is_user_turn_line(line: &str) -> bool {
+    line.contains("\"role\":\"user\"") && !line.contains("\"content\":[")
+}
+
+/// The messages array text: lines joined with `,` inside `[...]`.
+pub fn messages_array(lines: &[String]) -> String {
+    let mut s = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + 2);
+    s.push('[');
+    for (i, l) in lines.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(l);
+    }
+    s.push(']');
+    s
+}
+
+/// Last non-empty thinking and text of the last assistant line (sub-agent results).
+pub fn last_assistant_output(lines: &[String]) -> (String, String) {
+    for l in lines.iter().rev() {
+        let v: Value = match serde_json::from_str(l) {
+            Ok(v) => v,
+            Err(_) => continue,
+        };
+        if v.get("role").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let last = |ty: &str, key: &str| {
+            blocks(&v, ty)
+                .filter_map(|b| b.get(key).and_then(Value::as_str))
+                .filter(|s| !s.is_empty())
+                .last()
+                .unwrap_or("")
+                .to_string()
+        };
+        return (last("thinking", "thinking"), last("text", "text"));
+    }
+    (String::new(), String::new())
+}
+
+/// Quote helper re-exported for callers building content by hand.
+pub fn json_string(s: &str) -> String {
+    quote(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        assert_eq!(user_text_line("hi"), r#"{"role":"user","content":"hi"}"#);
+        let t = ToolUse { id: "toolu_1_2".into(), name: "Read".into(), input_raw: r#"{"path": "notes.txt"}"#.into() };
+        assert_eq!(
+            assistant_line("I should look at the notes first.", "Reading the notes.", &[t]),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"I should look at the notes first."},{"type":"text","text":"Reading the notes."},{"type":"tool_use","id":"toolu_1_2","name":"Read","input":{"path": "notes.txt"}}]}"#
+        );
+        assert_eq!(
+            tool_results_line(&[("toolu_1_2".into(), "alpha\nbeta".into())]),
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1_2","content":"alpha\nbeta"}]}"#
+        );
+    }
+
+    #[test]
+    fn repair_adds_missing_results() {
+        let t = ToolUse { id: "a".into(), name: "Bash".into(), input_raw: "{}".into() };
+        let lines = vec![user_text_line("x"), assistant_line("", "", &[t]), user_text_line("y")];
+        let fixed = repair(lines);
+        assert_eq!(fixed.len(), 4);
+        assert!(fixed[2].contains("\"tool_use_id\":\"a\""));
+        assert!(is_user_turn_line(&fixed[3]));
+        assert!(!is_user_turn_line(&fixed[2]));
+    }
+
+    #[test]
+    fn last_output() {
+        let lines = vec![
+            assistant_line("t1", "a", &[]),
+            assistant_line("", "b", &[]),
+        ];
+        assert_eq!(last_assistant_output(&lines), (String::new(), "b".into()));
+    }
+}

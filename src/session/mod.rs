@@ -1,0 +1,11 @@
+//! Session storage: paths and ids, the folder layout, events.jsonl, conversation.jsonl,
+//! stats.json, the per-session run lock and the session list.
+pub mod conversation;
+pub mod events;
+pub mod list;
+pub mod lock;
+pub mod paths;
+pub mod stats;
+pub mod store;
+
+pub use store::Session;

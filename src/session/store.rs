@@ -1,0 +1,238 @@
+//! The session folder (ipc-sessions.md §3.4): paths of every file, init, fork (§3.8),
+//! `--continue` selection (§6.2a).
+use crate::util::fsx;
+use std::fs;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// A session folder.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub id: String,
+    pub dir: PathBuf,
+}
+
+impl Session {
+    pub fn new(project_dir: &Path, id: &str) -> Session {
+        Session {
+            id: id.to_string(),
+            dir: project_dir.join(id),
+        }
+    }
+
+    /// The project folder holding this session.
+    pub fn project_dir(&self) -> PathBuf {
+        self.dir
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.dir.clone())
+    }
+
+    pub fn conversation(&self) -> PathBuf {
+        self.dir.join("conversation.jsonl")
+    }
+    pub fn archive(&self) -> PathBuf {
+        self.dir.join("conversation-archive.jsonl")
+    }
+    pub fn events(&self) -> PathBuf {
+        self.dir.join("events.jsonl")
+    }
+    pub fn summary(&self) -> PathBuf {
+        self.dir.join("summary.txt")
+    }
+    pub fn plan(&self) -> PathBuf {
+        self.dir.join("plan.md")
+    }
+    pub fn plan_draft(&self) -> PathBuf {
+        self.dir.join("plan.draft")
+    }
+    pub fn stats(&self) -> PathBuf {
+        self.dir.join("stats.json")
+    }
+    pub fn images(&self) -> PathBuf {
+        self.dir.join("images")
+    }
+    pub fn input_fifo(&self) -> PathBuf {
+        self.dir.join("input.fifo")
+    }
+    pub fn notify_fifo(&self) -> PathBuf {
+        self.dir.join("notify.fifo")
+    }
+    pub fn notify_buf(&self) -> PathBuf {
+        self.dir.join("notify.buf")
+    }
+    pub fn active_count(&self) -> PathBuf {
+        self.dir.join("active_sub.count")
+    }
+    pub fn running_flag(&self) -> PathBuf {
+        self.dir.join("agent_running.flag")
+    }
+    pub fn usage_ledger(&self) -> PathBuf {
+        self.dir.join("usage.jsonl")
+    }
+    pub fn file_history(&self) -> PathBuf {
+        self.dir.join("file-history")
+    }
+
+    /// Create the folder (0700) and its parents; nothing else.
+    pub fn create_dir(&self) -> std::io::Result<()> {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.dir)?;
+        let _ = fs::set_permissions(&self.dir, fs::Permissions::from_mode(0o700));
+        Ok(())
+    }
+
+    /// `store_session_init`: files, images/, FIFOs (0600), `session_start` on a new
+    /// session, `active_sub.count` reset to `0`. Returns true when the session is new.
+    /// The caller holds the session lock.
+    pub fn init(&self, events: &crate::session::events::EventLog) -> std::io::Result<bool> {
+        self.create_dir()?;
+        let new_session = !fsx::non_empty(&self.events());
+        for p in [
+            self.conversation(),
+            self.events(),
+            self.summary(),
+            self.plan(),
+            self.plan_draft(),
+            self.stats(),
+        ] {
+            fsx::touch(&p)?;
+        }
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(self.images())?;
+        if new_session {
+            events.append(&crate::session::events::ev::session_start(&self.id))?;
+        }
+        make_fifo(&self.input_fifo())?;
+        make_fifo(&self.notify_fifo())?;
+        fsx::write_atomic(&self.active_count(), b"0\n")?;
+        Ok(new_session)
+    }
+
+    /// Copy conversation, archive, summary and plan from `src` (fork, §3.8).
+    pub fn fork_from(&self, src: &Session) -> std::io::Result<()> {
+        self.create_dir()?;
+        for name in [
+            "conversation.jsonl",
+            "conversation-archive.jsonl",
+            "summary.txt",
+            "plan.md",
+        ] {
+            let from = src.dir.join(name);
+            if from.is_file() {
+                let bytes = fs::read(&from)?;
+                fsx::write_atomic(&self.dir.join(name), &bytes)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Remove the runtime files at a clean exit (FIFOs; the buffer only when empty).
+    pub fn cleanup_runtime(&self) {
+        let _ = fs::remove_file(self.input_fifo());
+        let _ = fs::remove_file(self.notify_fifo());
+        if !fsx::non_empty(&self.notify_buf()) {
+            let _ = fs::remove_file(self.notify_buf());
+        }
+        let _ = fs::remove_file(self.running_flag());
+    }
+}
+
+/// `mkfifo` with mode 0600 unless a FIFO already exists there (anything else is replaced).
+pub fn make_fifo(path: &Path) -> std::io::Result<()> {
+    if let Ok(m) = fs::symlink_metadata(path) {
+        if m.file_type().is_fifo() {
+            let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
+            return Ok(());
+        }
+        fs::remove_file(path)?;
+    }
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600))
+        .map_err(std::io::Error::from)
+}
+
+/// Last activity of a session folder: events.jsonl mtime, else the folder's (epoch secs).
+pub fn last_activity(dir: &Path) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    let ev = dir.join("events.jsonl");
+    match fs::metadata(&ev) {
+        Ok(m) if m.is_file() => m.mtime(),
+        _ => fs::metadata(dir).map(|m| m.mtime()).unwrap_or(0),
+    }
+}
+
+/// `--continue`: the non-`sub_` session with the strictly greatest last activity
+/// (ties: first in alphabetical order).
+pub fn latest_session(project_dir: &Path) -> Option<String> {
+    let mut names: Vec<String> = fs::read_dir(project_dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') && !n.starts_with("sub_"))
+        .collect();
+    names.sort();
+    let mut best: Option<(i64, String)> = None;
+    for n in names {
+        let ts = last_activity(&project_dir.join(&n));
+        if ts > best.as_ref().map(|b| b.0).unwrap_or(0) {
+            best = Some((ts, n));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Read the active task counter (missing or garbage → 0).
+pub fn read_count(path: &Path) -> i64 {
+    fs::read_to_string(path)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::events::EventLog;
+
+    #[test]
+    fn init_layout_and_modes() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Session::new(d.path(), "demo");
+        let log = EventLog::new(s.events(), false);
+        assert!(s.init(&log).unwrap());
+        assert!(!s.init(&log).unwrap());
+        let ev = fs::read_to_string(s.events()).unwrap();
+        assert_eq!(ev, "{\"type\":\"session_start\",\"session_id\":\"demo\"}\n");
+        let m = fs::metadata(&s.dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(m, 0o700);
+        let f = fs::symlink_metadata(s.input_fifo()).unwrap();
+        assert!(f.file_type().is_fifo());
+        assert_eq!(f.permissions().mode() & 0o777, 0o600);
+        assert_eq!(fs::read_to_string(s.active_count()).unwrap(), "0\n");
+        assert!(s.images().is_dir());
+        assert_eq!(fs::metadata(s.stats()).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn latest_skips_sub_sessions() {
+        let d = tempfile::tempdir().unwrap();
+        for n in ["a", "sub_x", "b"] {
+            fs::create_dir(d.path().join(n)).unwrap();
+        }
+        let set = |n: &str, t: i64| {
+            let p = d.path().join(n).join("events.jsonl");
+            fs::write(&p, "x\n").unwrap();
+            let tv = nix::sys::time::TimeVal::new(t, 0);
+            nix::sys::stat::utimes(&p, &tv, &tv).unwrap();
+        };
+        set("a", 1000);
+        set("b", 2000);
+        set("sub_x", 3000);
+        assert_eq!(latest_session(d.path()).as_deref(), Some("b"));
+    }
+}
