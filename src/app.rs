@@ -114,6 +114,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 port,
                 record,
             } => crate::mock::cmd(script, *port, record.as_deref()),
+            Command::Tool { name, input } => crate::tools::cmd_tool(o, name, input),
             Command::Compact => crate::agent::runtime::cmd_compact(o),
             Command::Undo { turns, force } => crate::features::history::cmd_undo(o, *turns, *force),
             Command::Usage { all, since } => {

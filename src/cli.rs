@@ -158,6 +158,9 @@ pub enum Command {
         #[command(subcommand)]
         action: SessionsCmd,
     },
+    /// (internal) run one tool directly: `bash-agent tool Grep '{"pattern":"x"}'` (benchmarks, debugging).
+    #[command(hide = true)]
+    Tool { name: String, input: String },
     /// (internal) the scripted model server for tests and the offline demo.
     #[command(hide = true)]
     MockServer {

@@ -112,3 +112,9 @@ pub fn value_text(v: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+/// Hidden `tool` subcommand: run one tool in the current directory and print its display text.
+pub fn cmd_tool(o: &crate::cli::Opts, name: &str, input: &str) -> anyhow::Result<i32> {
+    let _ = (o, name, input);
+    anyhow::bail!("tool subcommand not implemented")
+}
