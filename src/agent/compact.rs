@@ -1,1 +1,225 @@
-//! Context compaction (model-tools.md §6). TODO: compaction helper.
+//! Context compaction (model-tools.md §6, ipc-sessions.md §3.7, decision 9).
+//!
+//! Decide how many trailing conversation lines to keep ([`dp`]), summarise the dropped
+//! head with one model call, then — only once a non-empty summary exists — write
+//! summary.txt (atomic), append the head to conversation-archive.jsonl (one write) and
+//! replace conversation.jsonl with the tail (atomic). Any failure before that point leaves
+//! the session folder as it was.
+#[path = "compact_dp.rs"]
+pub mod dp;
+
+use crate::config::Config;
+use crate::provider::{Request, StreamEvent};
+use crate::session::events::{ev, EventLog};
+use crate::session::stats::{self, Stats};
+use crate::session::Session;
+use crate::util::cancel::Cancel;
+use crate::util::fsx;
+use dp::{dp_keep, line_tokens, turn_keep, DpParams};
+
+/// Everything a compaction needs.
+pub struct CompactCtx<'a> {
+    pub session: &'a Session,
+    pub cfg: &'a Config,
+    /// The system prompt of the next call (reused so the summary call shares its cache).
+    pub system_prompt: &'a str,
+    pub events: &'a EventLog,
+    pub cancel: &'a Cancel,
+    /// Manual `compact` / `/compact`: compact even when the cost model says no, as long
+    /// as something can be dropped.
+    pub force: bool,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompactOutcome {
+    /// Nothing to do (context small enough, or nothing can be dropped).
+    NotNeeded,
+    /// `dropped` lines went to the archive, `kept` lines remain.
+    Compacted { dropped: usize, kept: usize },
+    /// The session is unchanged; the message says why.
+    Failed(String),
+}
+
+/// The instruction appended to the dropped messages (our own words, same five fields).
+pub const SUMMARY_INSTRUCTION: &str = "\
+The messages above are being removed from your context to make room. Do not call any tools and do not think out loud: reply with a plain-text summary only.
+If a context snapshot already exists in the system prompt, merge it with what happened in the messages above so nothing important is lost.
+Answer with exactly these five fields, each on its own line and in this order:
+Task focus: <the overall goal being worked on>
+Latest request: <the user's most recent request, as precisely as possible>
+Progress: <what is done, what is in progress, what remains>
+Tool evidence: <key facts learned from tool results: files, paths, commands, outputs, errors>
+Reflections: <mistakes to avoid, decisions made, open questions>";
+
+/// The trigger names (`auto`, `plan_confirm`, `plan_clear`, `manual`).
+fn is_plan_trigger(trigger: &str) -> bool {
+    trigger == "plan_confirm" || trigger == "plan_clear"
+}
+
+/// Non-empty lines of the conversation file, verbatim (nothing is ever dropped silently).
+fn raw_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// Decide how many trailing lines to keep; `None` = do not compact.
+///
+/// `auto` acts only when the context (the larger of the last call's real token count and
+/// the conversation's estimate) exceeds 90% of `max_context`; the cost model picks the cut
+/// and, when it declines, the fallback keeps the last quarter of the user turns. Plan
+/// triggers and manual compaction skip the threshold.
+pub fn decide(
+    lines: &[String],
+    trigger: &str,
+    force: bool,
+    st: &Stats,
+    p: &DpParams,
+    max_context: u64,
+) -> Option<usize> {
+    let total = lines.len();
+    if total == 0 {
+        return None;
+    }
+    let estimate: u64 = lines.iter().map(|l| line_tokens(l)).sum();
+    let context = st.current_context_tokens.max(estimate);
+    let over = context > 0 && context > max_context.saturating_mul(90) / 100;
+    if !(force || is_plan_trigger(trigger) || over) {
+        return None;
+    }
+    let mut keep = dp_keep(lines, p, st, max_context);
+    if keep == 0 || keep >= total {
+        keep = turn_keep(lines, p.min_keep_ratio);
+    }
+    (keep > 0 && keep < total).then_some(keep)
+}
+
+/// Run a compaction. Never panics; errors become `Failed` with the session untouched.
+pub fn compact(ctx: &CompactCtx, trigger: &str) -> CompactOutcome {
+    let s = ctx.session;
+    let original = match std::fs::read(s.conversation()) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CompactOutcome::NotNeeded,
+        Err(e) => return fail(&format!("cannot read conversation: {e}")),
+    };
+    let text = String::from_utf8_lossy(&original).into_owned();
+    let lines = raw_lines(&text);
+    let st = Stats::load(&s.stats());
+    let p = DpParams::from_env();
+    let keep = match decide(&lines, trigger, ctx.force, &st, &p, ctx.cfg.max_context) {
+        Some(k) => k,
+        None => return CompactOutcome::NotNeeded,
+    };
+    let cut = lines.len() - keep;
+    let (head, tail) = lines.split_at(cut);
+
+    let summary = match summarize(ctx, head) {
+        Ok(sm) => sm,
+        Err(e) => return fail(&e),
+    };
+    if ctx.cancel.is_cancelled() {
+        return fail("interrupted");
+    }
+    // No concurrent writer is expected (the loop owns conversation writes), but never
+    // trim a file that changed under us.
+    match std::fs::read(s.conversation()) {
+        Ok(now) if now == original => {}
+        Ok(_) => return fail("the conversation changed during compaction"),
+        Err(e) => return fail(&format!("cannot re-read conversation: {e}")),
+    }
+    if let Err(e) = fsx::write_atomic(&s.summary(), format!("{summary}\n").as_bytes()) {
+        return fail(&format!("cannot write summary.txt: {e}"));
+    }
+    if let Err(e) = fsx::append_bytes(&s.archive(), joined(head).as_bytes()) {
+        return fail(&format!("cannot append to conversation-archive.jsonl: {e}"));
+    }
+    if let Err(e) = fsx::write_atomic(&s.conversation(), joined(tail).as_bytes()) {
+        return fail(&format!("cannot replace conversation.jsonl: {e}"));
+    }
+    // The last call's token count no longer describes the context; until the next call
+    // reports real numbers, estimate it (kept tail + system prompt) so the next `auto`
+    // check does not compact again on a stale figure.
+    let estimate =
+        tail.iter().map(|l| line_tokens(l)).sum::<u64>() + line_tokens(ctx.system_prompt);
+    let _ = stats::update(&s.stats(), |st| st.current_context_tokens = estimate);
+    CompactOutcome::Compacted {
+        dropped: head.len(),
+        kept: tail.len(),
+    }
+}
+
+fn fail(msg: &str) -> CompactOutcome {
+    CompactOutcome::Failed(format!("Failed to generate context summary: {msg}"))
+}
+
+fn joined(lines: &[String]) -> String {
+    let mut s = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for l in lines {
+        s.push_str(l);
+        s.push('\n');
+    }
+    s
+}
+
+/// The summary call (§6.5): the dropped lines plus our instruction, same system prompt
+/// and tools, thinking off. Returns the trimmed, non-empty summary text.
+fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
+    // Only well-formed lines go to the model (they are archived verbatim regardless).
+    let valid: Vec<String> = head
+        .iter()
+        .filter(|l| {
+            matches!(
+                serde_json::from_str::<serde_json::Value>(l),
+                Ok(serde_json::Value::Object(_))
+            )
+        })
+        .cloned()
+        .collect();
+    let mut messages = crate::session::conversation::repair(valid);
+    messages.push(crate::session::conversation::user_text_line(
+        SUMMARY_INSTRUCTION,
+    ));
+    let req = Request {
+        system: ctx.system_prompt,
+        messages: &messages,
+        tools_json: crate::tools::TOOLS_JSON,
+        disable_thinking: true,
+    };
+    let mut text = String::new();
+    let mut stop: Option<String> = None;
+    let mut error: Option<String> = None;
+    let stats_path = ctx.session.stats();
+    crate::provider::stream(&ctx.cfg.provider, &req, ctx.cancel, &mut |e| match e {
+        StreamEvent::Retry => {
+            text.clear();
+            stop = None;
+            error = None;
+        }
+        StreamEvent::Text(t) => text.push_str(&t),
+        StreamEvent::Usage { usage, .. } => {
+            let _ = ctx.events.append_quiet(&ev::usage(&usage, "compact"));
+            let _ = stats::update(&stats_path, |st| {
+                st.compact_request_count += 1;
+                st.add_usage(&usage);
+            });
+        }
+        StreamEvent::Stop(r) => stop = Some(r),
+        StreamEvent::Error(m) => error = Some(m),
+        StreamEvent::Thinking(_) | StreamEvent::ToolCall { .. } => {}
+    });
+    if ctx.cancel.is_cancelled() {
+        return Err("interrupted".into());
+    }
+    let summary = text.trim().to_string();
+    match (summary.is_empty(), error) {
+        (true, error) => Err(format!(
+            "empty text response (stop_reason={}, error={})",
+            stop.as_deref().unwrap_or("none"),
+            error.as_deref().unwrap_or("none")
+        )),
+        (false, Some(e)) => Err(e),
+        (false, None) => Ok(summary),
+    }
+}

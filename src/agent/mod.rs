@@ -3,3 +3,5 @@
 pub mod compact;
 pub mod prompt;
 pub mod runtime;
+pub mod background;
+pub mod subagent;

@@ -1,6 +1,125 @@
-//! TODO
+//! `bash-agent search "words" [--all-projects] [--json]`: full-text search over the
+//! sessions' events (user inputs, answers, thinking, tool calls and results, sub-agent and
+//! background results, errors) through the index in `search_index.rs`.
+use super::search_index::{Hit, Index};
 use crate::cli::Opts;
+
+/// Hits shown at most.
+pub const LIMIT: usize = 50;
+
+/// Turn the user's words into an FTS5 query: every word must occur (AND); each word is a
+/// quoted phrase (so punctuation cannot break the syntax), `word*` keeps a prefix search.
+/// `None` when no word has a letter or digit.
+pub fn fts_query(words: &str) -> Option<String> {
+    let parts: Vec<String> = words
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(|w| {
+            let (body, star) = match w.strip_suffix('*') {
+                Some(b) => (b, "*"),
+                None => (w, ""),
+            };
+            format!("\"{}\"{star}", body.replace('"', "\"\""))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// The index file.
+pub fn index_path() -> std::path::PathBuf {
+    crate::session::paths::agent_home().join("index.db")
+}
+
+/// Sync the index for the scope and run the query.
+pub fn search(words: &str, all_projects: bool, marks: (&str, &str)) -> Result<Vec<Hit>, String> {
+    let q = fts_query(words).ok_or("nothing to search for: give at least one word")?;
+    let mut idx = Index::open(&index_path())?;
+    let project = if all_projects {
+        idx.sync_all(&crate::session::paths::projects_root())?;
+        None
+    } else {
+        let dir = crate::app::project_dir().map_err(|e| e.to_string())?;
+        idx.sync_project(&dir)?;
+        dir.file_name().map(|n| n.to_string_lossy().into_owned())
+    };
+    idx.search(&q, project.as_deref(), LIMIT + 1, marks)
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `bash-agent search`.
 pub fn cmd_search(o: &Opts, words: &str, all_projects: bool) -> anyhow::Result<i32> {
-    let _ = (o, words, all_projects);
-    anyhow::bail!("search not implemented")
+    use std::io::IsTerminal;
+    let color =
+        !o.json && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let marks = if color {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("", "")
+    };
+    let mut hits = match search(words, all_projects, marks) {
+        Ok(h) => h,
+        Err(e) if e.starts_with("nothing to search") => {
+            crate::app::print_error(&e);
+            return Ok(crate::app::EXIT_USAGE);
+        }
+        Err(e) => {
+            crate::app::print_error(&e);
+            return Ok(crate::app::EXIT_FAIL);
+        }
+    };
+    let more = hits.len() > LIMIT;
+    hits.truncate(LIMIT);
+    if o.json {
+        let arr: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "project": h.project,
+                    "session": h.session,
+                    "type": h.kind,
+                    "line": h.line_no,
+                    "offset": h.offset,
+                    "snippet": one_line(&h.snippet),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::from(arr));
+    } else {
+        if hits.is_empty() {
+            eprintln!("No matches.");
+        }
+        let mut out = String::new();
+        for h in &hits {
+            out.push_str(&format!(
+                "{}/{}  {}  {}\n",
+                h.project,
+                h.session,
+                h.kind,
+                one_line(&h.snippet)
+            ));
+        }
+        print!("{out}");
+    }
+    if more {
+        eprintln!("note: only the best {LIMIT} hits are shown; add words to narrow the search");
+    }
+    Ok(crate::app::EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn query_building() {
+        assert_eq!(fts_query("foo bar").as_deref(), Some("\"foo\" \"bar\""));
+        assert_eq!(
+            fts_query("pre* a\"b").as_deref(),
+            Some("\"pre\"* \"a\"\"b\"")
+        );
+        assert_eq!(fts_query("  -- ! "), None);
+        assert_eq!(fts_query("notes.txt").as_deref(), Some("\"notes.txt\""));
+    }
 }

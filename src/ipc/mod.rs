@@ -1,3 +1,8 @@
 //! Inter-process channels: RESP framing, FIFOs, the notify path, script clients.
 pub mod client;
+pub mod counter;
+pub mod fifo;
+pub mod flag;
+pub mod notify;
+pub mod recover;
 pub mod resp;

@@ -98,10 +98,21 @@ pub enum Item {
 }
 
 /// Streaming frame reader over any `BufRead`.
+///
+/// An inner reader may return `ErrorKind::TimedOut` when no byte arrives for a while (the
+/// FIFO readers do): between frames the error is passed up (call again; a partly read
+/// header line is kept), inside a frame it makes the frame `Truncated`, so a writer that
+/// died mid-frame cannot swallow the frames that follow.
 pub struct Reader<R> {
     inner: R,
     /// Accept lines not starting with `*` as plain text items (input.fifo mode).
     pub allow_plain_lines: bool,
+    /// Set after a malformed frame: lines not starting with `*` are the rest of that frame
+    /// and are dropped until the next `*` line (or until the input goes idle, see
+    /// [`Reader::next_item_with`]).
+    pub resync: bool,
+    /// Bytes of a header line whose read timed out (kept for the next call).
+    partial: Vec<u8>,
 }
 
 impl<R: BufRead> Reader<R> {
@@ -109,6 +120,8 @@ impl<R: BufRead> Reader<R> {
         Reader {
             inner,
             allow_plain_lines: false,
+            resync: false,
+            partial: Vec::new(),
         }
     }
 
@@ -116,6 +129,8 @@ impl<R: BufRead> Reader<R> {
         Reader {
             inner,
             allow_plain_lines: true,
+            resync: false,
+            partial: Vec::new(),
         }
     }
 
@@ -123,11 +138,17 @@ impl<R: BufRead> Reader<R> {
         &mut self.inner
     }
 
+    /// One line without its LF (and CR). A `TimedOut` error (see [`Reader`]) keeps the
+    /// bytes read so far for the next call.
     fn read_line(&mut self) -> io::Result<Option<Vec<u8>>> {
-        let mut line = Vec::new();
-        let n = self.inner.read_until(b'\n', &mut line)?;
-        if n == 0 {
-            return Ok(None);
+        let mut line = std::mem::take(&mut self.partial);
+        match self.inner.read_until(b'\n', &mut line) {
+            Ok(0) if line.is_empty() => return Ok(None),
+            Ok(_) => {}
+            Err(e) => {
+                self.partial = line;
+                return Err(e);
+            }
         }
         if line.ends_with(b"\n") {
             line.pop();
@@ -140,7 +161,17 @@ impl<R: BufRead> Reader<R> {
 
     /// Read the next item. `Ok(None)` at a clean end of stream.
     pub fn next_item(&mut self) -> io::Result<Option<Item>> {
+        self.next_item_with(|_| false)
+    }
+
+    /// Like [`Reader::next_item`]; `idle(inner)` is asked before each line read while
+    /// resynchronising: when it says the input is idle (everything the bad writer sent has
+    /// been consumed), resynchronisation ends, so a later plain line is not swallowed.
+    pub fn next_item_with(&mut self, mut idle: impl FnMut(&R) -> bool) -> io::Result<Option<Item>> {
         loop {
+            if self.resync && idle(&self.inner) {
+                self.resync = false;
+            }
             let line = match self.read_line()? {
                 Some(l) => l,
                 None => return Ok(None),
@@ -149,17 +180,27 @@ impl<R: BufRead> Reader<R> {
                 continue;
             }
             if line[0] != b'*' {
-                if self.allow_plain_lines {
-                    return Ok(Some(Item::Line(String::from_utf8_lossy(&line).into_owned())));
+                if self.resync {
+                    continue;
                 }
+                if self.allow_plain_lines {
+                    return Ok(Some(Item::Line(
+                        String::from_utf8_lossy(&line).into_owned(),
+                    )));
+                }
+                self.resync = true;
                 return Ok(Some(Item::Malformed(FrameError::BadHeader(
                     String::from_utf8_lossy(&line[..line.len().min(40)]).into_owned(),
                 ))));
             }
+            self.resync = false;
             return match self.read_body(&line) {
                 Ok(f) => Ok(Some(Item::Frame(f))),
                 Err(FrameErrorOrIo::Io(e)) => Err(e),
-                Err(FrameErrorOrIo::Frame(e)) => Ok(Some(Item::Malformed(e))),
+                Err(FrameErrorOrIo::Frame(e)) => {
+                    self.resync = true;
+                    Ok(Some(Item::Malformed(e)))
+                }
             };
         }
     }
@@ -175,26 +216,38 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
+    /// A header line inside a frame: the stream ending or stalling (`TimedOut`) there
+    /// makes the frame truncated.
+    fn body_line(&mut self) -> Result<Vec<u8>, FrameErrorOrIo> {
+        match self.read_line() {
+            Ok(Some(l)) => Ok(l),
+            Ok(None) => Err(FrameError::Truncated.into()),
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                self.partial.clear();
+                Err(FrameError::Truncated.into())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
     fn read_body(&mut self, header: &[u8]) -> Result<Frame, FrameErrorOrIo> {
-        let n = parse_count(&header[1..])
-            .ok_or_else(|| FrameError::BadHeader(String::from_utf8_lossy(header).into_owned()))?;
+        let n = parse_count(&header[1..]).ok_or_else(|| FrameError::BadHeader(snippet(header)))?;
         if n == 0 || n > MAX_FIELDS {
             return Err(FrameError::TooManyFields(n).into());
         }
         let mut fields = Vec::with_capacity(n);
         for _ in 0..n {
-            let h = self.read_line()?.ok_or(FrameError::Truncated)?;
+            let h = self.body_line()?;
             if h.first() != Some(&b'$') {
-                return Err(FrameError::BadHeader(String::from_utf8_lossy(&h).into_owned()).into());
+                return Err(FrameError::BadHeader(snippet(&h)).into());
             }
-            let len = parse_count(&h[1..])
-                .ok_or_else(|| FrameError::BadHeader(String::from_utf8_lossy(&h).into_owned()))?;
+            let len = parse_count(&h[1..]).ok_or_else(|| FrameError::BadHeader(snippet(&h)))?;
             if len > MAX_FIELD_LEN {
                 return Err(FrameError::FieldTooLong(len).into());
             }
             if len == 0 {
                 // The reference consumes up to the next LF.
-                let rest = self.read_line()?.ok_or(FrameError::Truncated)?;
+                let rest = self.body_line()?;
                 if !rest.is_empty() {
                     return Err(FrameError::BadTerminator.into());
                 }
@@ -219,11 +272,19 @@ fn read_exact_or_truncated<R: BufRead>(r: &mut R, buf: &mut [u8]) -> Result<(), 
         match r.read(&mut buf[got..]) {
             Ok(0) => return Err(FrameError::Truncated.into()),
             Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                return Err(FrameError::Truncated.into())
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(FrameErrorOrIo::Io(e)),
         }
     }
     Ok(())
+}
+
+/// The start of a bad line, for error messages.
+fn snippet(b: &[u8]) -> String {
+    String::from_utf8_lossy(&b[..b.len().min(40)]).into_owned()
 }
 
 fn parse_count(digits: &[u8]) -> Option<usize> {
@@ -272,7 +333,10 @@ mod tests {
     #[test]
     fn exact_reference_frames() {
         let f = encode(&["USER_INPUT", "0", "h\u{e9}llo"]);
-        assert_eq!(f, b"*3\r\n$10\r\nUSER_INPUT\r\n$1\r\n0\r\n$6\r\nh\xC3\xA9llo\r\n");
+        assert_eq!(
+            f,
+            b"*3\r\n$10\r\nUSER_INPUT\r\n$1\r\n0\r\n$6\r\nh\xC3\xA9llo\r\n"
+        );
         assert_eq!(f.len(), 40);
         assert_eq!(encode(&["NOTIFY_PENDING"]).len(), 25);
         assert_eq!(encode(&["SESSION_END"]).len(), 22);
@@ -312,6 +376,34 @@ mod tests {
         let mut skipped = 0;
         decode_all(b"*1\r\n$999999999999\r\n", |_| skipped += 1);
         assert_eq!(skipped, 1);
+    }
+
+    #[test]
+    fn residue_of_a_bad_frame_is_not_plain_input() {
+        // Field announced as 3 bytes but 6 follow: the rest must not become user input.
+        let mut bytes = b"*2\r\n$3\r\nabcdef\r\n$1\r\nx\r\n".to_vec();
+        bytes.extend(encode(&["USER_INPUT", "0", "ok"]));
+        bytes.extend(b"after\n");
+        let mut r = Reader::with_plain_lines(io::Cursor::new(bytes));
+        assert!(matches!(r.next_item().unwrap(), Some(Item::Malformed(_))));
+        match r.next_item().unwrap() {
+            Some(Item::Frame(f)) => assert_eq!(f.field(2), "ok"),
+            other => panic!("{other:?}"),
+        }
+        match r.next_item().unwrap() {
+            Some(Item::Line(l)) => assert_eq!(l, "after"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn idle_input_ends_resync() {
+        let mut r = Reader::with_plain_lines(io::Cursor::new(&b"*z\nhello\n"[..]));
+        assert!(matches!(r.next_item().unwrap(), Some(Item::Malformed(_))));
+        match r.next_item_with(|_| true).unwrap() {
+            Some(Item::Line(l)) => assert_eq!(l, "hello"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -112,7 +112,9 @@ pub struct CallInfo {
 }
 
 pub mod anthropic;
+pub mod body;
 pub mod http;
+pub mod norm;
 pub mod openai;
 pub mod responses;
 pub mod sse;
@@ -126,4 +128,18 @@ pub fn stream(
     on_event: &mut dyn FnMut(StreamEvent),
 ) -> CallInfo {
     http::run(cfg, req, cancel, on_event)
+}
+
+pub use body::build_body;
+pub use http::HttpOptions;
+
+/// [`stream`] with explicit transport settings (retry base, stall timeout; for tests).
+pub fn stream_with(
+    cfg: &ProviderConfig,
+    req: &Request,
+    cancel: &Cancel,
+    opts: &HttpOptions,
+    on_event: &mut dyn FnMut(StreamEvent),
+) -> CallInfo {
+    http::run_with(cfg, req, cancel, opts, on_event)
 }

@@ -1,1 +1,386 @@
-//! TODO
+//! OpenAI chat-completions: body conversion (model-tools.md §1.5) and stream normaliser
+//! (§2.3).
+use super::body::{
+    effort, image_data_url, input_as_arguments, parsed_messages, thinking_on, tool_parameters,
+    tool_result_images, tool_result_text, tools_list,
+};
+use super::norm::{num, text, Flow, LeadingNewlines};
+use super::{ProviderConfig, Request, StreamEvent};
+use crate::session::stats::Usage;
+use crate::util::jsonl::{push_str, Obj};
+use serde_json::{json, Map, Value};
+
+/// `{"model":"M","max_tokens":N,"stream":true,"stream_options":{"include_usage":true}[,"thinking":{"type":"enabled"},"reasoning_effort":"E"][,"tools":[…]],"messages":[…]}`
+pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
+    let mut b = String::from("{\"model\":");
+    push_str(&mut b, &cfg.model);
+    b.push_str(",\"max_tokens\":");
+    b.push_str(&cfg.max_tokens.to_string());
+    b.push_str(",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+    if thinking_on(cfg, req) {
+        b.push_str(",\"thinking\":{\"type\":\"enabled\"},\"reasoning_effort\":");
+        push_str(&mut b, effort(cfg));
+    }
+    let tools: Vec<Value> = tools_list(req.tools_json)
+        .into_iter()
+        .map(convert_tool)
+        .collect();
+    if !tools.is_empty() {
+        b.push_str(",\"tools\":");
+        b.push_str(&Value::Array(tools).to_string());
+    }
+    b.push_str(",\"messages\":[");
+    let mut msgs: Vec<String> = Vec::new();
+    if !req.system.is_empty() {
+        msgs.push(Obj::new().str("role", "system").str("content", req.system).finish());
+    }
+    for m in parsed_messages(req) {
+        convert_message(m, &mut msgs);
+    }
+    b.push_str(&msgs.join(","));
+    b.push_str("]}");
+    b
+}
+
+fn convert_tool(t: Map<String, Value>) -> Value {
+    if t.get("type").and_then(Value::as_str) == Some("function") {
+        return Value::Object(t);
+    }
+    let mut f = Map::new();
+    f.insert("name".into(), t.get("name").cloned().unwrap_or(json!("")));
+    f.insert(
+        "description".into(),
+        t.get("description").cloned().unwrap_or(json!("")),
+    );
+    f.insert("parameters".into(), tool_parameters(&t));
+    json!({"type": "function", "function": Value::Object(f)})
+}
+
+fn convert_message(m: Map<String, Value>, out: &mut Vec<String>) {
+    let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+    let blocks = match m.get("content") {
+        Some(Value::Array(a)) => a,
+        _ => {
+            // String content (or anything else): passed through unchanged.
+            out.push(Value::Object(m).to_string());
+            return;
+        }
+    };
+    match role {
+        "assistant" => {
+            let mut thinking = "";
+            let mut content = String::new();
+            let mut calls = Vec::new();
+            for b in blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("thinking") => thinking = b["thinking"].as_str().unwrap_or(""),
+                    Some("text") => content.push_str(b["text"].as_str().unwrap_or("")),
+                    Some("tool_use") => calls.push(json!({
+                        "id": b.get("id").cloned().unwrap_or(json!("")),
+                        "type": "function",
+                        "function": {
+                            "name": b.get("name").cloned().unwrap_or(json!("")),
+                            "arguments": input_as_arguments(b.get("input")),
+                        }
+                    })),
+                    _ => {}
+                }
+            }
+            let mut o = Obj::new()
+                .str("role", "assistant")
+                .str("reasoning_content", thinking)
+                .str("content", &content);
+            if !calls.is_empty() {
+                o = o.value("tool_calls", &Value::Array(calls));
+            }
+            out.push(o.finish());
+        }
+        "user" if has_tool_result(blocks) => {
+            // One `tool` message per result; images (and other text) go into a user
+            // message after them, since tool messages carry text only.
+            let mut extra = Vec::new();
+            for b in blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("tool_result") => {
+                        let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                        let text = tool_result_text(b.get("content"));
+                        out.push(
+                            Obj::new()
+                                .str("role", "tool")
+                                .str("tool_call_id", id)
+                                .str("content", &text)
+                                .finish(),
+                        );
+                        extra.extend(tool_result_images(b.get("content")).into_iter().cloned());
+                    }
+                    Some("image") => extra.push(b.clone()),
+                    _ => {}
+                }
+            }
+            if !extra.is_empty() {
+                let parts: Vec<Value> = extra.iter().filter_map(convert_part).collect();
+                out.push(json!({"role": "user", "content": parts}).to_string());
+            }
+        }
+        _ => {
+            let parts: Vec<Value> = blocks.iter().filter_map(convert_part).collect();
+            let mut m = m;
+            m.insert("content".into(), Value::Array(parts));
+            out.push(Value::Object(m).to_string());
+        }
+    }
+}
+
+fn has_tool_result(blocks: &[Value]) -> bool {
+    blocks
+        .iter()
+        .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+}
+
+/// A user content block in OpenAI form (images become data-URL `image_url` parts).
+fn convert_part(b: &Value) -> Option<Value> {
+    match b.get("type").and_then(Value::as_str) {
+        Some("image") => {
+            image_data_url(b).map(|url| json!({"type": "image_url", "image_url": {"url": url}}))
+        }
+        _ => Some(b.clone()),
+    }
+}
+
+/// Stream normaliser: deltas live, tool calls (by `index`) at `finish_reason:"tool_calls"`
+/// or `[DONE]`, usage and stop at `[DONE]`.
+#[derive(Debug, Default)]
+pub struct Normaliser {
+    lead: LeadingNewlines,
+    finish: Option<String>,
+    /// By index: (id, name, arguments).
+    tools: Vec<(String, String, String)>,
+    tools_emitted: bool,
+    usage: Usage,
+}
+
+impl Normaliser {
+    fn emit_tools(&mut self, out: &mut dyn FnMut(StreamEvent)) {
+        if self.tools_emitted {
+            return;
+        }
+        self.tools_emitted = true;
+        for (id, name, args) in self.tools.drain(..) {
+            if name.is_empty() {
+                continue;
+            }
+            let input_raw = if args.trim().is_empty() {
+                "{}".to_string()
+            } else {
+                args
+            };
+            out(StreamEvent::ToolCall {
+                name,
+                id,
+                input_raw,
+            });
+        }
+    }
+}
+
+impl super::norm::Normaliser for Normaliser {
+    fn event(&mut self, _name: &str, data: &str, out: &mut dyn FnMut(StreamEvent)) -> Flow {
+        if data.trim() == "[DONE]" {
+            self.emit_tools(out);
+            return if self.finish.is_some() {
+                Flow::Done
+            } else {
+                Flow::Fail {
+                    msg: self.interrupted_message().into(),
+                    retryable: false,
+                }
+            };
+        }
+        let v: Value = match serde_json::from_str(data) {
+            Ok(v) => v,
+            Err(_) => return Flow::Continue,
+        };
+        if let Some(e) = v.get("error") {
+            let msg = text(e, &["message"])
+                .map(str::to_string)
+                .unwrap_or_else(|| e.to_string());
+            let kind = format!(
+                "{} {}",
+                text(e, &["type"]).unwrap_or(""),
+                text(e, &["code"]).unwrap_or("")
+            );
+            return Flow::Fail {
+                msg,
+                retryable: kind.contains("overload") || kind.contains("server_error"),
+            };
+        }
+        if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+            let prompt = num(u, &["prompt_tokens"]);
+            let mut cached = num(u, &["prompt_tokens_details", "cached_tokens"]);
+            if cached == 0 {
+                cached = num(u, &["cached_tokens"]).max(num(u, &["cache_read_input_tokens"]));
+            }
+            self.usage.output = num(u, &["completion_tokens"]);
+            self.usage.cache_read = cached;
+            self.usage.input = prompt.saturating_sub(cached);
+        }
+        let Some(choice) = v.get("choices").and_then(|c| c.get(0)) else {
+            return Flow::Continue;
+        };
+        let d = &choice["delta"];
+        if let Some(r) = text(d, &["reasoning_content"]).or_else(|| text(d, &["reasoning"])) {
+            if !r.is_empty() {
+                out(StreamEvent::Thinking(r.to_string()));
+            }
+        }
+        if let Some(c) = text(d, &["content"]) {
+            let c = self.lead.apply(c);
+            if !c.is_empty() {
+                out(StreamEvent::Text(c.to_string()));
+            }
+        }
+        if let Some(calls) = d.get("tool_calls").and_then(Value::as_array) {
+            for (pos, c) in calls.iter().enumerate() {
+                let idx = c
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(pos as u64) as usize;
+                if idx > 1024 {
+                    continue;
+                }
+                if self.tools.len() <= idx {
+                    self.tools.resize(idx + 1, Default::default());
+                }
+                let t = &mut self.tools[idx];
+                if let Some(id) = text(c, &["id"]).filter(|s| !s.is_empty()) {
+                    t.0 = id.to_string();
+                }
+                if let Some(n) = text(c, &["function", "name"]).filter(|s| !s.is_empty()) {
+                    t.1 = n.to_string();
+                }
+                if let Some(a) = text(c, &["function", "arguments"]) {
+                    t.2.push_str(a);
+                }
+            }
+        }
+        if let Some(f) = text(choice, &["finish_reason"]) {
+            self.finish = Some(f.to_string());
+            if f == "tool_calls" {
+                self.emit_tools(out);
+            }
+        }
+        Flow::Continue
+    }
+
+    fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    fn stop_reason(&self) -> String {
+        match self.finish.as_deref() {
+            Some("stop") | None => "end_turn".into(),
+            Some("tool_calls") => "tool_use".into(),
+            Some("length") => "max_tokens".into(),
+            Some(other) => other.into(),
+        }
+    }
+
+    fn interrupted_message(&self) -> &'static str {
+        "Stream interrupted (no message_stop received)"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::body::tests::{cfg, convo, TOOLS};
+    use super::super::norm::run_text;
+    use super::super::{ProviderKind, Request, StreamEvent};
+    use crate::session::stats::Usage;
+
+    #[test]
+    fn body_golden() {
+        let msgs = convo();
+        let req = Request {
+            system: "sys",
+            messages: &msgs,
+            tools_json: TOOLS,
+            disable_thinking: false,
+        };
+        let got = super::build_body(&cfg(ProviderKind::OpenAi, "adaptive"), &req);
+        let want = concat!(
+            r#"{"model":"m-1","max_tokens":100,"stream":true,"stream_options":{"include_usage":true},"#,
+            r#""thinking":{"type":"enabled"},"reasoning_effort":"high","#,
+            r#""tools":[{"type":"function","function":{"name":"Read","description":"Read a file","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}}],"#,
+            r#""messages":[{"role":"system","content":"sys"},{"role":"user","content":"hi"},"#,
+            r#"{"role":"assistant","reasoning_content":"hmm","content":"ok","tool_calls":[{"id":"t1","type":"function","function":{"name":"Read","arguments":"{\"path\":\"a\"}"}}]},"#,
+            r#"{"role":"tool","tool_call_id":"t1","content":"data"}]}"#
+        );
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn body_without_thinking_or_tools() {
+        let msgs = vec![r#"{"role":"user","content":"x"}"#.to_string()];
+        let req = Request {
+            system: "",
+            messages: &msgs,
+            tools_json: "",
+            disable_thinking: true,
+        };
+        let got = super::build_body(&cfg(ProviderKind::OpenAi, "adaptive"), &req);
+        assert_eq!(
+            got,
+            r#"{"model":"m-1","max_tokens":100,"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"x"}]}"#
+        );
+    }
+
+    #[test]
+    fn stream_with_tools_and_usage() {
+        let s = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"think\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\n\\n\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\nHello\\n\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"Read\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"path\\\":\\\"a\\\"}\"}}]},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":30,\"completion_tokens\":4,\"prompt_tokens_details\":{\"cached_tokens\":10}}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (ev, _) = run_text(ProviderKind::OpenAi, s.as_bytes());
+        assert_eq!(
+            ev,
+            vec![
+                StreamEvent::Thinking("think".into()),
+                StreamEvent::Text("Hello\n".into()),
+                StreamEvent::ToolCall {
+                    name: "Read".into(),
+                    id: "c1".into(),
+                    input_raw: "{\"path\":\"a\"}".into()
+                },
+                StreamEvent::Usage {
+                    usage: Usage {
+                        input: 20,
+                        output: 4,
+                        cache_read: 10,
+                        cache_creation: 0
+                    },
+                    speed: 0
+                },
+                StreamEvent::Stop("tool_use".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn done_without_finish_reason_is_interrupted() {
+        let s = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n";
+        let (ev, _) = run_text(ProviderKind::OpenAi, s.as_bytes());
+        assert_eq!(
+            ev.last(),
+            Some(&StreamEvent::Error(
+                "Stream interrupted (no message_stop received)".into()
+            ))
+        );
+    }
+}

@@ -9,3 +9,9 @@ pub mod stats;
 pub mod store;
 
 pub use store::Session;
+
+/// True when the session already has conversation lines (a sub-agent fork copies only
+/// into an empty session).
+pub fn fsx_non_empty_conv(s: &Session) -> bool {
+    crate::util::fsx::non_empty(&s.conversation())
+}

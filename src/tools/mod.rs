@@ -1,5 +1,20 @@
 //! The model's tools (model-tools.md §5): registry, dispatch, result truncation and the
 //! permission policy. Every tool returns a [`ToolOutput`]; no tool may panic the agent.
+pub mod bash;
+mod common;
+pub mod diff;
+pub mod edit;
+pub mod glob;
+pub mod grep;
+pub mod plan;
+pub mod policy;
+pub mod read;
+pub mod skill;
+pub mod subagent;
+pub mod todo;
+pub mod truncate;
+pub mod write;
+
 use crate::session::Session;
 use crate::util::cancel::Cancel;
 use serde_json::Value;
@@ -13,7 +28,12 @@ pub const TOOLS_JSON: &str = include_str!("../../assets/tools.json");
 pub trait ToolHost: Send + Sync {
     /// Start a sub-agent; returns the tool text `Sub-agent started: session_id=<sid>, pid=<pid>`
     /// or an error message (without the `Error: ` prefix).
-    fn spawn_sub_agent(&self, prompt: &str, description: &str, fork: bool) -> Result<String, String>;
+    fn spawn_sub_agent(
+        &self,
+        prompt: &str,
+        description: &str,
+        fork: bool,
+    ) -> Result<String, String>;
     /// Start a background Bash task; returns `Async task started: task_id=<id>, pid=<pid>`.
     fn spawn_background(&self, command: &str) -> Result<String, String>;
     /// Run a compaction with the given trigger (`plan_confirm`, `plan_clear`).
@@ -69,15 +89,80 @@ pub struct ToolOutput {
     pub checklist: Option<(String, String)>,
 }
 
-/// Run tool `name` with the model's input object. Never panics.
+/// The 11 tool names offered to the model, in tools.json order.
+pub const TOOL_NAMES: [&str; 11] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "Glob",
+    "Grep",
+    "TodoWrite",
+    "PlanConfirm",
+    "PlanClear",
+    "Skill",
+    "SubAgent",
+];
+
+/// The native file guard (§5.13) for Read/Write/Edit/Glob/Grep.
+fn guard(ctx: &ToolCtx, name: &str, input: &Value) -> Result<(), String> {
+    use policy::Access;
+    let path = input.get("path").map(value_text).unwrap_or_default();
+    let (target, access) = match name {
+        "Read" => (path, Access::Read),
+        "Write" | "Edit" => (path, Access::Write),
+        "Grep" => (path, Access::Read),
+        "Glob" => {
+            let pat = input.get("pattern").map(value_text).unwrap_or_default();
+            if path.is_empty() && (pat.starts_with('/') || pat.contains("..")) {
+                ("/".to_string(), Access::Read)
+            } else {
+                (path, Access::Read)
+            }
+        }
+        _ => return Ok(()),
+    };
+    if target.is_empty() && matches!(name, "Read" | "Write" | "Edit") {
+        return Ok(()); // the tool itself reports `no path provided`
+    }
+    let root = crate::session::paths::projects_root();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let places = policy::Places::new(&ctx.cwd, &root, &home);
+    policy::check_file(&target, access, &places, ctx.mode)
+}
+
+fn dispatch(ctx: &ToolCtx, name: &str, input: &Value) -> ToolOutput {
+    let max = ctx.max_result_bytes;
+    if !TOOL_NAMES.contains(&name) {
+        return ToolOutput::error(&format!("unknown tool: {name}"), max);
+    }
+    if let Err(e) = guard(ctx, name, input) {
+        return ToolOutput::error(&e, max);
+    }
+    match name {
+        "Read" => read::run(ctx, input),
+        "Write" => write::run(ctx, input),
+        "Edit" => edit::run(ctx, input),
+        "Bash" => bash::run(ctx, input),
+        "Glob" => glob::run(ctx, input),
+        "Grep" => grep::run(ctx, input),
+        "TodoWrite" => todo::run(ctx, input),
+        "PlanConfirm" => plan::confirm(ctx),
+        "PlanClear" => plan::clear(ctx),
+        "Skill" => skill::run(ctx, input),
+        _ => subagent::run(ctx, input),
+    }
+}
+
+/// Run tool `name` with the model's input object. Never panics: a panic inside a tool
+/// becomes `Error: internal error in <tool>`.
 pub fn run(ctx: &ToolCtx, name: &str, input: &Value) -> ToolOutput {
-    let _ = (ctx, input);
-    let msg = format!("unknown tool: {name}");
-    ToolOutput {
-        ok: false,
-        conv: format!("Error: {msg}"),
-        display: format!("Error: {msg}"),
-        checklist: None,
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(ctx, name, input)));
+    match res {
+        Ok(out) => out,
+        Err(_) => ToolOutput::error(&format!("internal error in {name}"), ctx.max_result_bytes),
     }
 }
 
@@ -113,8 +198,41 @@ pub fn value_text(v: &Value) -> String {
     }
 }
 
-/// Hidden `tool` subcommand: run one tool in the current directory and print its display text.
+/// Hidden `tool` subcommand: run one tool in the current directory (NoHost, a throw-away
+/// session folder under the temp dir) and print its display text. Exit 0 on success, 1 on
+/// a tool error; a bad JSON input is an error (exit 1 through the caller).
 pub fn cmd_tool(o: &crate::cli::Opts, name: &str, input: &str) -> anyhow::Result<i32> {
-    let _ = (o, name, input);
-    anyhow::bail!("tool subcommand not implemented")
+    use std::io::Write;
+    let cfg = crate::config::resolve(o, false)?;
+    let input: Value =
+        serde_json::from_str(input).map_err(|e| anyhow::anyhow!("invalid tool input JSON: {e}"))?;
+    let cwd = crate::session::paths::physical_cwd()?;
+    let tmp = std::env::temp_dir().join(format!(
+        "bash-agent-tool-{}-{:08x}",
+        std::process::id(),
+        crate::util::random_u64() & 0xffff_ffff
+    ));
+    let session = Session::new(&tmp, "tool");
+    std::fs::create_dir_all(&session.dir)?;
+    let _ = crate::util::fsx::touch(&session.plan_draft());
+    let ctx = ToolCtx {
+        session: &session,
+        cwd,
+        tool_timeout: cfg.tool_timeout,
+        max_result_bytes: cfg.max_result_bytes,
+        mode: cfg.bash_mode,
+        depth: 0,
+        cancel: Cancel::new(),
+        host: &NoHost,
+        tool_use_id: "toolu_cli".into(),
+    };
+    let out = run(&ctx, name, &input);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.display.as_bytes())?;
+    if !out.display.is_empty() && !out.display.ends_with('\n') {
+        stdout.write_all(b"\n")?;
+    }
+    stdout.flush()?;
+    Ok(if out.ok { 0 } else { 1 })
 }

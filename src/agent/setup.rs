@@ -1,0 +1,110 @@
+//! Run setup: mode selection, session choice (`--session`, `--continue`, `--fork`,
+//! sub-agent), the run lock, init and stale-state recovery.
+use crate::app::{project_dir, resolve_session_id};
+use crate::cli::{Cli, Opts};
+use crate::config::ConfigError;
+use crate::session::events::EventLog;
+use crate::session::lock::SessionLock;
+use crate::session::{paths, Session};
+use std::io::{IsTerminal, Read};
+
+/// How this process interacts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    OneShot,
+    Interactive,
+    Listen,
+    SubAgent,
+}
+
+/// The chosen mode and the first input (if any).
+pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), ConfigError> {
+    let o = &cli.opts;
+    if o.sub_agent_notify.is_some() {
+        let p = cli.prompt.clone().unwrap_or_default();
+        return Ok((Mode::SubAgent, Some(p)));
+    }
+    if o.listen {
+        return Ok((Mode::Listen, cli.prompt.clone()));
+    }
+    // G-15: a prompt given with -i becomes the first input.
+    if o.interactive {
+        return Ok((Mode::Interactive, cli.prompt.clone()));
+    }
+    if let Some(p) = &cli.prompt {
+        if p.trim().is_empty() {
+            return Err(ConfigError::Usage("empty prompt".into()));
+        }
+        return Ok((Mode::OneShot, Some(p.clone())));
+    }
+    if std::io::stdin().is_terminal() {
+        return Ok((Mode::Interactive, None));
+    }
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut buf)
+        .map_err(|e| ConfigError::Fatal(format!("cannot read stdin: {e}")))?;
+    let text = String::from_utf8_lossy(&buf);
+    let text = text.trim_end_matches(['\n', '\r']);
+    if text.trim().is_empty() {
+        // G-13: an empty prompt is an error, never the text "0".
+        return Err(ConfigError::Usage(
+            "empty prompt: give a prompt argument or pipe text on stdin".into(),
+        ));
+    }
+    Ok((Mode::OneShot, Some(text.to_string())))
+}
+
+/// An opened, locked, initialised session.
+pub struct Opened {
+    pub session: Session,
+    pub lock: SessionLock,
+    pub is_new: bool,
+    pub forked_from: Option<String>,
+}
+
+/// Choose the session, take its lock, fork if asked, init it.
+pub fn open_session(o: &Opts, events_echo: bool) -> anyhow::Result<(Opened, EventLog)> {
+    let project = project_dir()?;
+    let chosen = resolve_session_id(o, &project).map_err(ConfigError::Usage)?;
+    let mut forked_from = None;
+    let id = if o.fork {
+        let src = chosen.ok_or_else(|| ConfigError::Fatal("no session to fork".into()))?;
+        if !project.join(&src).is_dir() {
+            return Err(ConfigError::Fatal(format!("session not found: {src}")).into());
+        }
+        forked_from = Some(src);
+        paths::new_unique_id(&project, "")
+    } else {
+        match chosen {
+            Some(id) => id,
+            None => paths::new_unique_id(&project, ""),
+        }
+    };
+    let session = Session::new(&project, &id);
+    session.create_dir()?;
+    let lock = SessionLock::acquire(&session.dir, &id)?;
+    if let Some(src) = &forked_from {
+        session.fork_from(&Session::new(&project, src))?;
+    }
+    if let Some(parent) = &o.parent_dir {
+        let p = std::path::PathBuf::from(parent);
+        if p.is_dir() && !crate::session::fsx_non_empty_conv(&session) {
+            session.fork_from(&Session {
+                id: String::new(),
+                dir: p,
+            })?;
+        }
+    }
+    let events = EventLog::new(session.events(), events_echo);
+    let is_new = session.init(&events)?;
+    Ok((
+        Opened {
+            session,
+            lock,
+            is_new,
+            forked_from,
+        },
+        events,
+    ))
+}

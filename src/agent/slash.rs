@@ -1,0 +1,133 @@
+//! Slash commands the shell version lacks (interactive and --listen): /help, /status,
+//! /compact, /sessions, /undo [N], /new, /exit.
+use crate::agent::runtime::Runtime;
+use crate::session::stats::Stats;
+
+pub enum Action {
+    /// Done; wait for the next input.
+    Handled,
+    /// End the session.
+    Exit,
+    /// Start a fresh session (the runtime re-executes itself).
+    New,
+    /// Not a known command: send the text to the model as usual.
+    NotACommand,
+}
+
+const HELP: &str = "\
+Commands:
+  /help            this list
+  /status          model, tokens, context and a cost estimate
+  /compact         summarise older context now
+  /sessions        sessions of this project
+  /undo [N]        restore files changed in the last N turns (default 1)
+  /new             start a fresh session
+  /exit            end the session (also: exit, quit, Ctrl+D)
+Keys: Ctrl+C interrupts a turn, Ctrl+O injects the line into the running turn,
+      Ctrl+V pastes a clipboard image, Ctrl+R searches history.
+";
+
+/// Thousands separators.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn status(rt: &Runtime) -> String {
+    let s = Stats::load(&rt.session.stats());
+    let p = &rt.cfg.provider;
+    let cost = crate::features::ledger::estimate_cost(&p.model, &s.totals())
+        .map(|c| format!("${c:.4}"))
+        .unwrap_or_else(|| "unknown (no price for this model)".into());
+    format!(
+        "session   {}\nfolder    {}\nmodel     {} ({})\nturns     {}\nrequests  {} agent, {} compact, {} sub-agent\ntokens    in {} (cache read {}, cache write {}), out {}\ncontext   {} / {} tokens\nspeed     {} tok/s (last call)\ncost      {}\n",
+        rt.session.id,
+        rt.session.dir.display(),
+        p.model,
+        p.kind.name(),
+        s.current_turn_count,
+        s.agent_request_count,
+        s.compact_request_count,
+        s.sub_agent_request_count,
+        thousands(s.total_input_tokens),
+        thousands(s.total_cache_read_tokens),
+        thousands(s.total_cache_creation_tokens),
+        thousands(s.total_output_tokens),
+        thousands(s.current_context_tokens),
+        thousands(rt.cfg.max_context),
+        s.last_call_speed_tok_per_sec,
+        cost
+    )
+}
+
+/// Run `line` if it is a command.
+pub fn run(rt: &Runtime, line: &str) -> Action {
+    let mut parts = line.split_whitespace();
+    let cmd = parts.next().unwrap_or("");
+    let arg = parts.next();
+    match cmd {
+        "/help" | "/?" => rt.emit.print(HELP),
+        "/status" => rt.emit.print(&status(rt)),
+        "/exit" | "/quit" => return Action::Exit,
+        "/new" => return Action::New,
+        "/sessions" => rt.emit.print(&crate::session::list::render_text(&rt.session.project_dir())),
+        "/compact" => {
+            let system = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
+                session: rt.session,
+                cwd: &rt.cwd,
+                skills: &rt.cfg.skills,
+                depth: rt.depth,
+            });
+            rt.cancel.reset();
+            let out = crate::agent::compact::compact(
+                &crate::agent::compact::CompactCtx {
+                    session: rt.session,
+                    cfg: rt.cfg,
+                    system_prompt: &system,
+                    events: &rt.emit.events,
+                    cancel: rt.cancel,
+                    force: true,
+                },
+                "manual",
+            );
+            use crate::agent::compact::CompactOutcome;
+            match out {
+                CompactOutcome::Compacted { .. } => rt.emit.emit(&crate::ipc::resp::Frame::new([
+                    "CONTEXT_UPDATE",
+                    "compact",
+                    "manual",
+                ])),
+                CompactOutcome::NotNeeded => rt.emit.print("Nothing to compact.\n"),
+                CompactOutcome::Failed(m) => {
+                    rt.emit.emit(&crate::ipc::resp::Frame::new(["ERROR", m.as_str()]))
+                }
+            }
+        }
+        "/undo" => {
+            let n = arg.and_then(|a| a.parse().ok()).unwrap_or(1);
+            match crate::features::history::undo(rt.session, n, false) {
+                Ok(r) => rt.emit.print(&format!("{r}\n")),
+                Err(e) => rt.emit.emit(&crate::ipc::resp::Frame::new(["ERROR", e.as_str()])),
+            }
+        }
+        _ => return Action::NotACommand,
+    }
+    Action::Handled
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(1234567), "1,234,567");
+        assert_eq!(super::thousands(100), "100");
+    }
+}

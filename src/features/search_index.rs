@@ -1,0 +1,430 @@
+//! The search index (`<agent_home>/index.db`, SQLite + FTS5), kept in step with the
+//! sessions' events.jsonl files by byte offset: only bytes past the recorded offset are
+//! read; a file whose inode changed, that shrank, or whose bytes before the offset changed
+//! is re-indexed from 0. The JSONL files stay the source of truth: the index can be deleted
+//! at any time, and an index with another `user_version` is dropped and rebuilt.
+use super::search_writer::{Run, Writer};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use serde_json::Value;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Bump when the tables or the extracted text change.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS files(
+  path TEXT PRIMARY KEY,
+  project TEXT NOT NULL,
+  session TEXT NOT NULL,
+  inode INTEGER NOT NULL,
+  mtime INTEGER NOT NULL,
+  offset INTEGER NOT NULL,
+  line_no INTEGER NOT NULL,
+  tail_hash INTEGER NOT NULL,
+  run_id INTEGER,
+  run_type TEXT
+);
+CREATE TABLE IF NOT EXISTS messages(
+  id INTEGER PRIMARY KEY,
+  file TEXT NOT NULL,
+  project TEXT NOT NULL,
+  session TEXT NOT NULL,
+  line_no INTEGER NOT NULL,
+  offset INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_file ON messages(file);
+CREATE INDEX IF NOT EXISTS files_project ON files(project);
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
+  text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_au AFTER UPDATE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+  INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+";
+
+const DROP: &str = "
+DROP TRIGGER IF EXISTS messages_ai; DROP TRIGGER IF EXISTS messages_ad;
+DROP TRIGGER IF EXISTS messages_au; DROP TABLE IF EXISTS messages_fts;
+DROP TABLE IF EXISTS messages; DROP TABLE IF EXISTS files;
+";
+
+/// How many bytes before the offset are hashed to notice a rewritten file.
+const TAIL: u64 = 256;
+
+fn err(e: impl std::fmt::Display) -> String {
+    format!("search index: {e}")
+}
+
+/// An open index.
+pub struct Index {
+    conn: Connection,
+}
+
+/// What one sync did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SyncStats {
+    pub files_read: usize,
+    pub bytes_read: u64,
+    pub messages: usize,
+    pub reindexed: usize,
+    pub bad_lines: usize,
+}
+
+/// One search hit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub project: String,
+    pub session: String,
+    pub kind: String,
+    pub line_no: i64,
+    pub offset: i64,
+    pub snippet: String,
+}
+
+fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+impl Index {
+    /// Open (or create) the index at `path`. A file that is not a database, or a damaged
+    /// one, is deleted and rebuilt; another schema version is dropped and rebuilt.
+    pub fn open(path: &Path) -> Result<Index, String> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(err)?;
+        }
+        match Self::open_once(path) {
+            Ok(i) => Ok(i),
+            Err(e) if is_corrupt(&e) => {
+                for suffix in ["", "-wal", "-shm", "-journal"] {
+                    let mut p = path.as_os_str().to_owned();
+                    p.push(suffix);
+                    let _ = std::fs::remove_file(PathBuf::from(p));
+                }
+                Self::open_once(path).map_err(err)
+            }
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    fn open_once(path: &Path) -> rusqlite::Result<Index> {
+        let conn = Connection::open(path)?;
+        // The index holds session text: owner-only, like the session folders.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        let _: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        conn.execute_batch("PRAGMA synchronous=NORMAL")?;
+        let mut idx = Index { conn };
+        idx.ensure_schema()?;
+        Ok(idx)
+    }
+
+    fn ensure_schema(&mut self) -> rusqlite::Result<()> {
+        let v: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if v == SCHEMA_VERSION {
+            return Ok(());
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let v: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if v != SCHEMA_VERSION {
+            tx.execute_batch(DROP)?;
+            tx.execute_batch(SCHEMA)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;
+        }
+        tx.commit()
+    }
+
+    /// Bring every session of one project folder up to date, and forget sessions that are
+    /// gone.
+    pub fn sync_project(&mut self, project_dir: &Path) -> Result<SyncStats, String> {
+        let project = name_of(project_dir);
+        let mut st = SyncStats::default();
+        let mut seen = std::collections::HashSet::new();
+        for dir in list_dirs(project_dir) {
+            let file = dir.join("events.jsonl");
+            if file.is_file() {
+                self.sync_file(&file, &project, &name_of(&dir), &mut st)?;
+                seen.insert(file.to_string_lossy().into_owned());
+            }
+        }
+        let known: Vec<String> = {
+            let mut q = self
+                .conn
+                .prepare("SELECT path FROM files WHERE project = ?1")
+                .map_err(err)?;
+            let rows = q
+                .query_map([&project], |r| r.get::<_, String>(0))
+                .map_err(err)?;
+            rows.filter_map(Result::ok).collect()
+        };
+        for path in known.iter().filter(|p| !seen.contains(p.as_str())) {
+            self.forget(path)?;
+        }
+        Ok(st)
+    }
+
+    /// Sync every project under `root` and forget projects that are gone.
+    pub fn sync_all(&mut self, root: &Path) -> Result<SyncStats, String> {
+        let mut total = SyncStats::default();
+        let dirs = list_dirs(root);
+        let names: std::collections::HashSet<String> = dirs.iter().map(|d| name_of(d)).collect();
+        for d in &dirs {
+            let s = self.sync_project(d)?;
+            total.files_read += s.files_read;
+            total.bytes_read += s.bytes_read;
+            total.messages += s.messages;
+            total.reindexed += s.reindexed;
+            total.bad_lines += s.bad_lines;
+        }
+        let gone: Vec<String> = {
+            let mut q = self
+                .conn
+                .prepare("SELECT path, project FROM files")
+                .map_err(err)?;
+            let rows = q
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(err)?;
+            rows.filter_map(Result::ok)
+                .filter(|(_, p)| !names.contains(p))
+                .map(|(f, _)| f)
+                .collect()
+        };
+        for f in gone {
+            self.forget(&f)?;
+        }
+        Ok(total)
+    }
+
+    fn forget(&mut self, path: &str) -> Result<(), String> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        tx.execute("DELETE FROM messages WHERE file = ?1", [path])
+            .map_err(err)?;
+        tx.execute("DELETE FROM files WHERE path = ?1", [path])
+            .map_err(err)?;
+        tx.commit().map_err(err)
+    }
+
+    fn row(conn: &Connection, path: &str) -> rusqlite::Result<Option<FileRow>> {
+        conn.query_row(
+            "SELECT inode, offset, line_no, tail_hash, run_id, run_type FROM files WHERE path = ?1",
+            [path],
+            |r| {
+                Ok(FileRow {
+                    inode: r.get(0)?,
+                    offset: r.get(1)?,
+                    line_no: r.get(2)?,
+                    tail_hash: r.get(3)?,
+                    run_id: r.get(4)?,
+                    run_type: r.get(5)?,
+                })
+            },
+        )
+        .optional()
+    }
+
+    /// Index the new bytes of one events.jsonl.
+    pub fn sync_file(
+        &mut self,
+        file: &Path,
+        project: &str,
+        session: &str,
+        st: &mut SyncStats,
+    ) -> Result<(), String> {
+        let key = file.to_string_lossy().into_owned();
+        let Ok(meta) = std::fs::metadata(file) else {
+            return Ok(());
+        };
+        let inode = meta.ino() as i64;
+        // Cheap check outside any write transaction: nothing new.
+        if let Some(r) = Self::row(&self.conn, &key).map_err(err)? {
+            if r.inode == inode && r.offset as u64 == meta.len() {
+                return Ok(());
+            }
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let mut f = crate::util::fsx::open_read(file).map_err(err)?;
+        let inode = f.metadata().map_err(err)?.ino() as i64;
+        let mut row = Self::row(&tx, &key).map_err(err)?.unwrap_or_default();
+        let fresh = row.inode != inode || !tail_matches(&mut f, row.offset as u64, row.tail_hash);
+        if fresh && row.offset > 0 {
+            st.reindexed += 1;
+        }
+        if fresh {
+            tx.execute("DELETE FROM messages WHERE file = ?1", [&key])
+                .map_err(err)?;
+            row = FileRow {
+                inode,
+                ..FileRow::default()
+            };
+        }
+        f.seek(SeekFrom::Start(row.offset as u64)).map_err(err)?;
+        let mut buf = Vec::new();
+        f.read_to_end(&mut buf).map_err(err)?;
+        let complete = buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        st.files_read += 1;
+        st.bytes_read += complete as u64;
+        let mut w = Writer {
+            tx: &tx,
+            key: &key,
+            project,
+            session,
+            run: None,
+        };
+        if let (Some(id), Some(t)) = (row.run_id, row.run_type.clone()) {
+            let text: Option<String> = tx
+                .query_row("SELECT text FROM messages WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(err)?;
+            if let Some(text) = text {
+                w.run = Some(Run {
+                    id: Some(id),
+                    kind: t,
+                    text,
+                    line_no: 0,
+                    offset: 0,
+                });
+            }
+        }
+        let mut pos = row.offset;
+        let mut line_no = row.line_no;
+        for raw in buf[..complete].split_inclusive(|&b| b == b'\n') {
+            line_no += 1;
+            let at = pos;
+            pos += raw.len() as i64;
+            let text = String::from_utf8_lossy(raw);
+            let t = text.trim();
+            if t.is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Value>(t) {
+                Ok(v) if v.get("type").and_then(Value::as_str).is_some() => {
+                    st.messages += w.line(&v, line_no, at).map_err(err)?;
+                }
+                _ => st.bad_lines += 1,
+            }
+        }
+        let (run_id, run_type) = w.flush().map_err(err)?;
+        let tail = tail_hash(&mut f, pos as u64).map_err(err)?;
+        tx.execute(
+            "INSERT INTO files(path, project, session, inode, mtime, offset, line_no, tail_hash, run_id, run_type)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT(path) DO UPDATE SET project = ?2, session = ?3, inode = ?4, mtime = ?5,
+               offset = ?6, line_no = ?7, tail_hash = ?8, run_id = ?9, run_type = ?10",
+            params![key, project, session, inode, meta.mtime(), pos, line_no, tail, run_id, run_type],
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)
+    }
+
+    /// Full-text search; `project` restricts to one project key.
+    pub fn search(
+        &self,
+        fts_query: &str,
+        project: Option<&str>,
+        limit: usize,
+        marks: (&str, &str),
+    ) -> Result<Vec<Hit>, String> {
+        let mut q = self
+            .conn
+            .prepare(
+                "SELECT m.project, m.session, m.type, m.line_no, m.offset,
+                        snippet(messages_fts, 0, ?4, ?5, '…', 16)
+                 FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                 WHERE messages_fts MATCH ?1 AND (?2 IS NULL OR m.project = ?2)
+                 ORDER BY rank, m.id DESC LIMIT ?3",
+            )
+            .map_err(err)?;
+        let rows = q
+            .query_map(
+                params![fts_query, project, limit as i64, marks.0, marks.1],
+                |r| {
+                    Ok(Hit {
+                        project: r.get(0)?,
+                        session: r.get(1)?,
+                        kind: r.get(2)?,
+                        line_no: r.get(3)?,
+                        offset: r.get(4)?,
+                        snippet: r.get(5)?,
+                    })
+                },
+            )
+            .map_err(err)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(err)
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+struct FileRow {
+    inode: i64,
+    offset: i64,
+    line_no: i64,
+    tail_hash: i64,
+    run_id: Option<i64>,
+    run_type: Option<String>,
+}
+
+fn tail_hash(f: &mut std::fs::File, end: u64) -> std::io::Result<i64> {
+    let start = end.saturating_sub(TAIL);
+    f.seek(SeekFrom::Start(start))?;
+    let mut buf = vec![0u8; (end - start) as usize];
+    f.read_exact(&mut buf)?;
+    Ok(super::hash::fnv64(&buf) as i64)
+}
+
+fn tail_matches(f: &mut std::fs::File, end: u64, expected: i64) -> bool {
+    if end == 0 {
+        return true;
+    }
+    match f.metadata() {
+        Ok(m) if m.len() >= end => {}
+        _ => return false,
+    }
+    tail_hash(f, end).is_ok_and(|h| h == expected)
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn list_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}

@@ -1,0 +1,136 @@
+//! The event → message extraction of the search index: which events are searchable, with
+//! what text, and the joining of streamed text/thinking deltas into one message (a run that
+//! may continue in the next incremental sync).
+use rusqlite::params;
+use serde_json::Value;
+
+/// An open run of text (or thinking) deltas, written as one message.
+pub(crate) struct Run {
+    pub(crate) id: Option<i64>,
+    pub(crate) kind: String,
+    pub(crate) text: String,
+    pub(crate) line_no: i64,
+    pub(crate) offset: i64,
+}
+
+/// Writes the messages of one file's new lines inside the sync transaction.
+pub(crate) struct Writer<'a> {
+    pub(crate) tx: &'a rusqlite::Transaction<'a>,
+    pub(crate) key: &'a str,
+    pub(crate) project: &'a str,
+    pub(crate) session: &'a str,
+    pub(crate) run: Option<Run>,
+}
+
+impl Writer<'_> {
+    fn insert(&self, line_no: i64, offset: i64, kind: &str, text: &str) -> rusqlite::Result<i64> {
+        self.tx.execute(
+            "INSERT INTO messages(file, project, session, line_no, offset, type, text)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                self.key,
+                self.project,
+                self.session,
+                line_no,
+                offset,
+                kind,
+                text
+            ],
+        )?;
+        Ok(self.tx.last_insert_rowid())
+    }
+
+    /// Write the open run; returns its id and type (it may continue in the next sync).
+    pub(crate) fn flush(&mut self) -> rusqlite::Result<(Option<i64>, Option<String>)> {
+        let Some(run) = self.run.as_mut() else {
+            return Ok((None, None));
+        };
+        match run.id {
+            Some(id) => {
+                self.tx.execute(
+                    "UPDATE messages SET text = ?1 WHERE id = ?2 AND text <> ?1",
+                    params![run.text, id],
+                )?;
+            }
+            None => {
+                let (l, o, k, t) = (run.line_no, run.offset, run.kind.clone(), run.text.clone());
+                let id = self.insert(l, o, &k, &t)?;
+                if let Some(r) = self.run.as_mut() {
+                    r.id = Some(id);
+                }
+            }
+        }
+        Ok(self
+            .run
+            .as_ref()
+            .map_or((None, None), |r| (r.id, Some(r.kind.clone()))))
+    }
+
+    /// Handle one event; returns the number of new messages.
+    pub(crate) fn line(&mut self, v: &Value, line_no: i64, offset: i64) -> rusqlite::Result<usize> {
+        let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+        if ty == "text" || ty == "thinking" {
+            let piece = strip_ansi(s("content"));
+            if let Some(r) = self.run.as_mut().filter(|r| r.kind == ty) {
+                r.text.push_str(&piece);
+                return Ok(0);
+            }
+            self.flush()?;
+            self.run = Some(Run {
+                id: None,
+                kind: ty.to_string(),
+                text: piece,
+                line_no,
+                offset,
+            });
+            return Ok(1);
+        }
+        self.flush()?;
+        self.run = None;
+        let text = match ty {
+            "user_input" | "user_notify" => s("content").to_string(),
+            "tool_result" => format!("{}: {}", s("name"), s("content")),
+            "tool_call" => format!(
+                "{} {}",
+                s("name"),
+                v.get("input").map(Value::to_string).unwrap_or_default()
+            ),
+            "sub_agent_start" => format!("{}\n{}", s("description"), s("prompt")),
+            "sub_agent_result" => s("text").to_string(),
+            "async_task_result" => s("output").to_string(),
+            "error" => s("message").to_string(),
+            _ => return Ok(0),
+        };
+        let text = strip_ansi(&text);
+        if text.trim().is_empty() {
+            return Ok(0);
+        }
+        self.insert(line_no, offset, ty, &text)?;
+        Ok(1)
+    }
+}
+
+/// Remove ANSI escape sequences (the Edit tool's coloured diff).
+pub fn strip_ansi(s: &str) -> String {
+    if !s.contains('\x1b') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        if it.peek() == Some(&'[') {
+            it.next();
+            for d in it.by_ref() {
+                if ('@'..='~').contains(&d) {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}

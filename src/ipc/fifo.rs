@@ -1,0 +1,310 @@
+//! input.fifo: the main loop's single ordered source (ipc-sessions.md §1.5, §2, §6.4), and
+//! the frame writer every client, child and thread uses.
+//!
+//! Writers: a frame up to PIPE_BUF goes out in ONE `write(2)` (atomic on a pipe) under a
+//! shared `flock` on a sibling lock file; a larger frame is written in pieces under the
+//! exclusive lock. So our own writers never interleave, whatever the size; a foreign writer
+//! (`printf … > input.fifo`) is safe as long as its frame fits in PIPE_BUF.
+use crate::ipc::resp::{Frame, Item, Reader};
+use crate::session::Session;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Bytes a pipe write is guaranteed atomic for (POSIX minimum is 512; Linux/macOS 4096+).
+pub const PIPE_BUF: usize = libc::PIPE_BUF;
+
+/// How long a writer waits for room in a full pipe before giving up.
+const WRITE_DEADLINE: Duration = Duration::from_secs(60);
+
+/// What the main loop receives, in arrival order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputMsg {
+    /// A USER_INPUT frame's content (field 2) or a plain text line. Never empty.
+    UserInput(String),
+    NotifyPending,
+    SessionEnd,
+    /// A malformed frame was skipped (description for an `error` event).
+    Malformed(String),
+}
+
+/// Why a frame could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The FIFO is missing, is not a FIFO, or nobody has it open for reading.
+    #[error("no process is reading {0}")]
+    NoReader(PathBuf),
+    #[error("cannot write to {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The lock file beside a FIFO (`.input.fifo.lock`), shared by all writers of that FIFO.
+pub fn lock_path(fifo: &Path) -> PathBuf {
+    let name = fifo
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "fifo".into());
+    fifo.with_file_name(format!(".{name}.lock"))
+}
+
+/// True when `path` exists and is a FIFO (symlinks are not followed).
+pub fn is_fifo(path: &Path) -> bool {
+    std::fs::symlink_metadata(path)
+        .map(|m| m.file_type().is_fifo())
+        .unwrap_or(false)
+}
+
+/// Write one frame to the FIFO at `path` without ever blocking on a missing reader:
+/// open `O_WRONLY|O_NONBLOCK` (ENXIO, missing or not a FIFO → [`WriteError::NoReader`]).
+pub fn write_frame(path: &Path, frame: &Frame) -> Result<(), WriteError> {
+    if !is_fifo(path) {
+        return Err(WriteError::NoReader(path.to_path_buf()));
+    }
+    let f = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) | Some(libc::ENOENT) => WriteError::NoReader(path.to_path_buf()),
+            _ => WriteError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            },
+        })?;
+    write_locked(&f, &lock_path(path), &frame.encode()).map_err(|e| match e.raw_os_error() {
+        Some(libc::EPIPE) => WriteError::NoReader(path.to_path_buf()),
+        _ => WriteError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    })
+}
+
+/// Take the writers' lock (shared for atomic-size frames, exclusive for larger ones) and
+/// write all of `bytes` to the non-blocking pipe descriptor `f`.
+fn write_locked(f: &File, lock: &Path, bytes: &[u8]) -> io::Result<()> {
+    use fs2::FileExt;
+    let lockf = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_CLOEXEC)
+        .open(lock)
+        .ok();
+    if let Some(l) = &lockf {
+        let res = if bytes.len() <= PIPE_BUF {
+            l.lock_shared()
+        } else {
+            l.lock_exclusive()
+        };
+        // A lock we cannot take only weakens the large-frame guarantee; write anyway.
+        let _ = res;
+    }
+    write_all_nonblocking(f, bytes)
+    // The lock is released when `lockf` is dropped.
+}
+
+/// Write everything, waiting with poll(2) while the pipe is full. A frame up to PIPE_BUF
+/// is written by one write(2) call (the kernel writes it whole or not at all).
+fn write_all_nonblocking(mut f: &File, bytes: &[u8]) -> io::Result<()> {
+    let deadline = Instant::now() + WRITE_DEADLINE;
+    let mut done = 0;
+    while done < bytes.len() {
+        match f.write(&bytes[done..]) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the reader does not drain the FIFO",
+                    ));
+                }
+                wait_fd(f, libc::POLLOUT, left.min(Duration::from_millis(500)));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// poll(2) one descriptor for `events`; true when ready.
+pub(crate) fn wait_fd(f: &File, events: libc::c_short, timeout: Duration) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut pfd = libc::pollfd {
+        fd: f.as_fd().as_raw_fd(),
+        events,
+        revents: 0,
+    };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: one valid pollfd for the duration of the call.
+    let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+    n > 0 && pfd.revents != 0
+}
+
+/// Silence inside a frame after which the frame counts as truncated (its writer died).
+pub const STALL: Duration = Duration::from_millis(1000);
+
+/// A FIFO read descriptor whose reads return `TimedOut` after [`STALL`] without data, so
+/// the RESP reader can tell a dead writer's partial frame from a slow one.
+pub(crate) struct PatientFd(pub File);
+
+impl io::Read for PatientFd {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !wait_fd(&self.0, libc::POLLIN, STALL) {
+            return Err(io::Error::from(io::ErrorKind::TimedOut));
+        }
+        (&self.0).read(buf)
+    }
+}
+
+/// True when nothing is buffered and the descriptor has no data ready right now.
+pub(crate) fn idle(r: &BufReader<PatientFd>) -> bool {
+    r.buffer().is_empty() && !wait_fd(&r.get_ref().0, libc::POLLIN, Duration::ZERO)
+}
+
+/// Open a FIFO read-write (never blocks, never sees EOF), creating it if missing.
+pub(crate) fn open_rdwr(path: &Path) -> io::Result<File> {
+    if !is_fifo(path) {
+        crate::session::store::make_fifo(path)?;
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// A cloneable, thread-safe writer on an open FIFO (our own write end).
+#[derive(Clone, Debug)]
+pub struct FifoWriter {
+    file: Arc<File>,
+    lock: PathBuf,
+}
+
+impl FifoWriter {
+    /// Open a write end on an existing FIFO that has a reader (non-blocking).
+    pub fn open(path: &Path) -> Result<FifoWriter, WriteError> {
+        if !is_fifo(path) {
+            return Err(WriteError::NoReader(path.to_path_buf()));
+        }
+        let f = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ENXIO) | Some(libc::ENOENT) => WriteError::NoReader(path.to_path_buf()),
+                _ => WriteError::Io {
+                    path: path.to_path_buf(),
+                    source: e,
+                },
+            })?;
+        Ok(FifoWriter {
+            file: Arc::new(f),
+            lock: lock_path(path),
+        })
+    }
+
+    /// Send one frame (same locking rules as [`write_frame`]).
+    pub fn send(&self, frame: &Frame) -> io::Result<()> {
+        write_locked(&self.file, &self.lock, &frame.encode())
+    }
+}
+
+/// The reading side of input.fifo: a thread parses frames and plain lines and hands them
+/// to the main loop through `rx`.
+pub struct InputChannel {
+    pub rx: Receiver<InputMsg>,
+    writer: FifoWriter,
+    _thread: std::thread::JoinHandle<()>,
+}
+
+impl InputChannel {
+    /// Open the session's input.fifo without blocking and start the reader thread.
+    pub fn open(session: &Session) -> io::Result<InputChannel> {
+        InputChannel::open_path(&session.input_fifo())
+    }
+
+    /// [`InputChannel::open`] on an explicit FIFO path.
+    pub fn open_path(path: &Path) -> io::Result<InputChannel> {
+        let read = open_rdwr(path)?;
+        let writer = FifoWriter::open(path).map_err(|e| io::Error::other(e.to_string()))?;
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("input-fifo".into())
+            .spawn(move || read_loop(read, tx))?;
+        Ok(InputChannel {
+            rx,
+            writer,
+            _thread: thread,
+        })
+    }
+
+    /// A writer on the same FIFO (notify reader wakeups, the one-shot SESSION_END, the
+    /// line-editor thread).
+    pub fn writer(&self) -> FifoWriter {
+        self.writer.clone()
+    }
+}
+
+fn read_loop(file: File, tx: mpsc::Sender<InputMsg>) {
+    let mut reader = Reader::with_plain_lines(BufReader::with_capacity(64 * 1024, PatientFd(file)));
+    loop {
+        let item = match reader.next_item_with(idle) {
+            Ok(Some(item)) => item,
+            Ok(None) => return,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::Interrupted | io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue
+            }
+            Err(e) => {
+                let _ = tx.send(InputMsg::Malformed(format!("input.fifo read error: {e}")));
+                return;
+            }
+        };
+        let msg = match item {
+            Item::Line(text) => {
+                let text = text.trim_end_matches('\r').to_string();
+                if text.trim().is_empty() {
+                    continue;
+                }
+                InputMsg::UserInput(text)
+            }
+            Item::Malformed(e) => {
+                InputMsg::Malformed(format!("malformed frame on input.fifo: {e}"))
+            }
+            Item::Frame(f) => match f.kind() {
+                // G-13: the content is field 2; an empty one is ignored (never "0").
+                "USER_INPUT" => {
+                    let content = f.field(2);
+                    if content.is_empty() {
+                        continue;
+                    }
+                    InputMsg::UserInput(content)
+                }
+                "NOTIFY_PENDING" => InputMsg::NotifyPending,
+                "SESSION_END" => InputMsg::SessionEnd,
+                _ => continue,
+            },
+        };
+        if tx.send(msg).is_err() {
+            return;
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The mock server's script: an array of steps, matched to requests in order.
+//!
+//! A request takes the first unused step whose `when` substring occurs in the request
+//! body, else the first unused step without `when`. A step with `"repeat": true` is never
+//! used up.
+use serde::Deserialize;
+use serde_json::Value;
+use std::sync::Mutex;
+
+/// One scripted tool call.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    pub name: String,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub input: Option<Value>,
+}
+
+/// Token counts reported for a step.
+#[derive(Debug, Clone, Copy, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StepUsage {
+    #[serde(default)]
+    pub input: u64,
+    #[serde(default)]
+    pub output: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    #[serde(default)]
+    pub cache_creation: u64,
+}
+
+/// One scripted response (or fault).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Only for requests whose body contains this substring.
+    #[serde(default)]
+    pub when: Option<String>,
+    /// Never used up.
+    #[serde(default)]
+    pub repeat: bool,
+    #[serde(default)]
+    pub thinking: Option<String>,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// `end_turn` (default), `tool_use` (default with tool calls), `max_tokens`, …
+    #[serde(default)]
+    pub stop: Option<String>,
+    #[serde(default)]
+    pub usage: Option<StepUsage>,
+    /// Split text, thinking and tool arguments into deltas of this many characters.
+    #[serde(default)]
+    pub chunk: Option<usize>,
+    /// Pause between SSE events.
+    #[serde(default)]
+    pub delay_ms: u64,
+    /// Fault: answer with this HTTP status and an error body.
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// With `status`: a `retry-after` header (seconds).
+    #[serde(default)]
+    pub retry_after: Option<u64>,
+    /// Error message for `status` / `sse_error`.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Fault: end the stream cleanly before its terminal event.
+    #[serde(default)]
+    pub cut: bool,
+    /// Fault: sleep this long in the middle of the stream.
+    #[serde(default)]
+    pub stall_ms: u64,
+    /// Fault: tool arguments that are not valid JSON.
+    #[serde(default)]
+    pub bad_json_args: bool,
+    /// Fault: an in-stream error event (`overloaded_error` for Anthropic) right at the start.
+    #[serde(default)]
+    pub sse_error: bool,
+}
+
+impl Step {
+    pub fn stop_reason(&self) -> String {
+        match &self.stop {
+            Some(s) => s.clone(),
+            None if !self.tool_calls.is_empty() => "tool_use".into(),
+            None => "end_turn".into(),
+        }
+    }
+
+    pub fn usage(&self) -> StepUsage {
+        self.usage.unwrap_or(StepUsage {
+            input: 10,
+            output: 5,
+            cache_read: 0,
+            cache_creation: 0,
+        })
+    }
+
+    /// The arguments text of tool call `i`.
+    pub fn args(&self, i: usize) -> String {
+        if self.bad_json_args {
+            return "{\"oops\": ".to_string();
+        }
+        match self.tool_calls.get(i).and_then(|t| t.input.as_ref()) {
+            Some(v) => v.to_string(),
+            None => "{}".to_string(),
+        }
+    }
+
+    /// The id of tool call `i` (`call_<i>` by default).
+    pub fn call_id(&self, i: usize) -> String {
+        self.tool_calls
+            .get(i)
+            .and_then(|t| t.id.clone())
+            .unwrap_or_else(|| format!("call_{i}"))
+    }
+}
+
+/// The steps plus which were used.
+#[derive(Debug)]
+pub struct Script {
+    steps: Vec<Step>,
+    used: Mutex<Vec<bool>>,
+}
+
+impl Script {
+    /// Parse the script JSON (an array of steps, or `{"steps":[…]}`).
+    pub fn parse(text: &str) -> anyhow::Result<Script> {
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| anyhow::anyhow!("mock script is not valid JSON: {e}"))?;
+        let arr = match v {
+            Value::Object(mut o) => o.remove("steps").unwrap_or(Value::Null),
+            other => other,
+        };
+        let steps: Vec<Step> = serde_json::from_value(arr)
+            .map_err(|e| anyhow::anyhow!("mock script: expected an array of steps: {e}"))?;
+        let n = steps.len();
+        Ok(Script {
+            steps,
+            used: Mutex::new(vec![false; n]),
+        })
+    }
+
+    /// Pick the step for a request body (see the module doc).
+    pub fn take(&self, body: &str) -> Option<Step> {
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        let pick = self
+            .steps
+            .iter()
+            .enumerate()
+            .position(|(i, s)| {
+                !used[i] && s.when.as_deref().is_some_and(|w| body.contains(w))
+            })
+            .or_else(|| {
+                self.steps
+                    .iter()
+                    .enumerate()
+                    .position(|(i, s)| !used[i] && s.when.is_none())
+            })?;
+        if !self.steps[pick].repeat {
+            used[pick] = true;
+        }
+        Some(self.steps[pick].clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matching_order() {
+        let s = Script::parse(
+            r#"[{"text":"a"},{"when":"magic","text":"m"},{"text":"b","repeat":true}]"#,
+        )
+        .unwrap();
+        assert_eq!(s.take("x magic y").unwrap().text.as_deref(), Some("m"));
+        assert_eq!(s.take("magic").unwrap().text.as_deref(), Some("a"));
+        assert_eq!(s.take("").unwrap().text.as_deref(), Some("b"));
+        assert_eq!(s.take("").unwrap().text.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn exhausted_and_errors() {
+        let s = Script::parse(r#"{"steps":[{"text":"a"}]}"#).unwrap();
+        assert!(s.take("").is_some());
+        assert!(s.take("").is_none());
+        assert!(Script::parse(r#"[{"txt":"typo"}]"#).is_err());
+        assert!(Script::parse("nope").is_err());
+    }
+}

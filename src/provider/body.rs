@@ -1,0 +1,247 @@
+//! Request bodies in the reference's exact field order (model-tools.md §1.2, §1.5, §1.6).
+//!
+//! The canonical body is the Claude Messages shape; OpenAI chat and Responses bodies are
+//! converted from the same inputs (conversation lines, system prompt, tools.json).
+use super::{ProviderConfig, ProviderKind, Request};
+use crate::util::jsonl::push_str;
+use serde_json::{Map, Value};
+
+/// The body for `kind`, exactly as sent.
+pub fn build_body(kind: ProviderKind, cfg: &ProviderConfig, req: &Request) -> String {
+    match kind {
+        ProviderKind::Claude => claude_body(cfg, req),
+        ProviderKind::OpenAi => super::openai::build_body(cfg, req),
+        ProviderKind::Responses => super::responses::build_body(cfg, req),
+    }
+}
+
+/// Whether this call asks for thinking (mode ≠ disabled and not forced off).
+pub(crate) fn thinking_on(cfg: &ProviderConfig, req: &Request) -> bool {
+    !req.disable_thinking && !cfg.thinking.is_empty() && cfg.thinking != "disabled"
+}
+
+/// The effort string, `high` when unset.
+pub(crate) fn effort(cfg: &ProviderConfig) -> &str {
+    if cfg.effort.is_empty() {
+        "high"
+    } else {
+        &cfg.effort
+    }
+}
+
+/// Canonical Claude body (§1.2):
+/// `{"max_tokens":N,"messages":[...],"model":"M"[,"output_config":{"effort":"E"}],"stream":true[,"system":"…"][,"thinking":{"type":"T"}][,"tools":[…]]}`
+pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
+    let mut b = String::with_capacity(256 + req.messages.iter().map(|m| m.len() + 1).sum::<usize>());
+    b.push_str("{\"max_tokens\":");
+    b.push_str(&cfg.max_tokens.to_string());
+    b.push_str(",\"messages\":[");
+    let mut first = true;
+    for line in req.messages {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if !first {
+            b.push(',');
+        }
+        first = false;
+        b.push_str(line);
+    }
+    b.push_str("],\"model\":");
+    push_str(&mut b, &cfg.model);
+    let think = thinking_on(cfg, req);
+    if think {
+        b.push_str(",\"output_config\":{\"effort\":");
+        push_str(&mut b, effort(cfg));
+        b.push('}');
+    }
+    b.push_str(",\"stream\":true");
+    if !req.system.is_empty() {
+        b.push_str(",\"system\":");
+        push_str(&mut b, req.system);
+    }
+    if think {
+        b.push_str(",\"thinking\":{\"type\":");
+        push_str(&mut b, &cfg.thinking);
+        b.push('}');
+    }
+    if let Some(tools) = tools_compact(req.tools_json) {
+        b.push_str(",\"tools\":");
+        b.push_str(&tools);
+    }
+    b.push('}');
+    b
+}
+
+/// tools.json as compact JSON text; `None` when empty or an empty array (OpenAI rejects
+/// `"tools":[]`, so no provider gets one). Unparsable text is inserted trimmed, verbatim.
+fn tools_compact(tools_json: &str) -> Option<String> {
+    let t = tools_json.trim();
+    if t.is_empty() {
+        return None;
+    }
+    match serde_json::from_str::<Value>(t) {
+        Ok(Value::Array(a)) if a.is_empty() => None,
+        Ok(v) => Some(v.to_string()),
+        Err(_) => Some(t.to_string()),
+    }
+}
+
+/// tools.json parsed into its tool objects (empty when absent or invalid).
+pub(crate) fn tools_list(tools_json: &str) -> Vec<Map<String, Value>> {
+    match serde_json::from_str::<Value>(tools_json.trim()) {
+        Ok(Value::Array(a)) => a
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Object(m) => Some(m),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The conversation lines parsed (unparsable or empty lines are skipped).
+pub(crate) fn parsed_messages(req: &Request) -> Vec<Map<String, Value>> {
+    req.messages
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(Value::Object(m)) => Some(m),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A tool input (`input` of a tool_use block) as the JSON text to send as `arguments`.
+pub(crate) fn input_as_arguments(input: Option<&Value>) -> String {
+    match input {
+        None | Some(Value::Null) => "{}".to_string(),
+        Some(Value::String(s)) if s.trim().is_empty() => "{}".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// The text of a tool_result `content` (a string, or text blocks concatenated).
+pub(crate) fn tool_result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// Image blocks inside a tool_result's array content (vision).
+pub(crate) fn tool_result_images(content: Option<&Value>) -> Vec<&Value> {
+    match content {
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `data:<media type>;base64,<data>` for an Anthropic image block (base64 source), or the
+/// URL of a url source.
+pub(crate) fn image_data_url(block: &Value) -> Option<String> {
+    let src = block.get("source")?;
+    match src.get("type").and_then(Value::as_str) {
+        Some("base64") => {
+            let mt = src
+                .get("media_type")
+                .and_then(Value::as_str)
+                .unwrap_or("image/png");
+            let data = src.get("data").and_then(Value::as_str)?;
+            Some(format!("data:{mt};base64,{data}"))
+        }
+        Some("url") => src.get("url").and_then(Value::as_str).map(str::to_string),
+        _ => None,
+    }
+}
+
+/// The `parameters` schema of an Anthropic-shape tool (input_schema | parameters | {}).
+pub(crate) fn tool_parameters(tool: &Map<String, Value>) -> Value {
+    tool.get("input_schema")
+        .or_else(|| tool.get("parameters"))
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Map::new()))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn cfg(kind: ProviderKind, thinking: &str) -> ProviderConfig {
+        ProviderConfig {
+            kind,
+            model: "m-1".into(),
+            api_key: "sk-secret".into(),
+            base_url: "http://x".into(),
+            max_tokens: 100,
+            effort: "high".into(),
+            thinking: thinking.into(),
+            verbose: false,
+        }
+    }
+
+    pub const TOOLS: &str = r#"[
+  {"name": "Read", "description": "Read a file", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+]"#;
+
+    pub fn convo() -> Vec<String> {
+        vec![
+            r#"{"role":"user","content":"hi"}"#.into(),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}]}"#.into(),
+            String::new(),
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"data"}]}"#.into(),
+        ]
+    }
+
+    #[test]
+    fn claude_golden() {
+        let msgs = convo();
+        let req = Request {
+            system: "sys \"q\"\n",
+            messages: &msgs,
+            tools_json: TOOLS,
+            disable_thinking: false,
+        };
+        let got = build_body(ProviderKind::Claude, &cfg(ProviderKind::Claude, "adaptive"), &req);
+        let want = concat!(
+            r#"{"max_tokens":100,"messages":[{"role":"user","content":"hi"},"#,
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}]},"#,
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"data"}]}],"#,
+            r#""model":"m-1","output_config":{"effort":"high"},"stream":true,"system":"sys \"q\"\n","#,
+            r#""thinking":{"type":"adaptive"},"#,
+            r#""tools":[{"name":"Read","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}]}"#
+        );
+        assert_eq!(got, want);
+        assert!(serde_json::from_str::<Value>(&got).is_ok());
+    }
+
+    #[test]
+    fn claude_thinking_disabled_and_no_tools() {
+        let msgs = vec![r#"{"role":"user","content":"x"}"#.to_string()];
+        let mut req = Request {
+            system: "s",
+            messages: &msgs,
+            tools_json: "[]",
+            disable_thinking: false,
+        };
+        let want = r#"{"max_tokens":100,"messages":[{"role":"user","content":"x"}],"model":"m-1","stream":true,"system":"s"}"#;
+        let c = cfg(ProviderKind::Claude, "disabled");
+        assert_eq!(claude_body(&c, &req), want);
+        req.disable_thinking = true;
+        req.tools_json = "";
+        assert_eq!(claude_body(&cfg(ProviderKind::Claude, "enabled"), &req), want);
+    }
+}

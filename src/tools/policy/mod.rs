@@ -1,0 +1,101 @@
+//! The permission policy `BASH_AGENT_BASH_MODE` (model-tools.md §5.13): a heuristic
+//! classifier giving the octal bits a command needs, the check against the mode, and the
+//! native file guard of the file tools. Deviations from the reference are listed in
+//! docs/readme/tools.md (section "Permission policy").
+mod classify;
+mod scope;
+mod words;
+
+pub use classify::{classify, classify_in};
+pub use scope::{is_sensitive, Places};
+use std::path::PathBuf;
+
+/// Scope shifts: system, external, network, workspace.
+pub const SYSTEM: u32 = 9;
+pub const EXTERNAL: u32 = 6;
+pub const NETWORK: u32 = 3;
+pub const WORKSPACE: u32 = 0;
+pub(super) const R: u32 = 4;
+pub(super) const W: u32 = 2;
+pub(super) const X: u32 = 1;
+
+/// `required & !allowed == 0`, else the reference's error text.
+pub fn check(required: u32, mode: u32) -> Result<(), String> {
+    if required & !mode & 0o7777 == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "command blocked by bash safety policy (required={:04o} allowed={:04o}; mode=system/external/network/workspace bits=4:read,2:write,1:execute)",
+            required & 0o7777,
+            mode & 0o7777
+        ))
+    }
+}
+
+/// What a native file tool is about to do with its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// The native file guard (§5.13): the bits a file tool needs for `target`. Existing paths
+/// are resolved through symlinks first, so a link cannot smuggle a system file in.
+pub fn file_required(target: &str, access: Access, places: &Places) -> u32 {
+    let t = if target.is_empty() { "." } else { target };
+    let resolved = resolve_existing(t, places);
+    let low = resolved.to_lowercase();
+    let bits = match access {
+        Access::Read => R,
+        Access::Write => W,
+    };
+    let lexical_scope = places.scope(&t.to_lowercase());
+    let real_scope = places.scope(&low);
+    // Take the stricter of the literal and the resolved path.
+    let sc = match (lexical_scope, real_scope) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+    match sc {
+        Some(sc) => bits << sc,
+        None => R << WORKSPACE,
+    }
+}
+
+/// Check a file tool's target against `mode`.
+pub fn check_file(target: &str, access: Access, places: &Places, mode: u32) -> Result<(), String> {
+    check(file_required(target, access, places), mode)
+}
+
+fn resolve_existing(t: &str, places: &Places) -> String {
+    let home = places.home_path.clone();
+    let p = if t == "~" {
+        home
+    } else if let Some(rest) = t.strip_prefix("~/") {
+        home.join(rest)
+    } else if t.starts_with('/') {
+        PathBuf::from(t)
+    } else {
+        places.cwd_path.join(t)
+    };
+    // Canonicalise the longest existing ancestor, keep the rest lexically.
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let mut cur = p.clone();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&cur) {
+            let mut out = real;
+            for r in rest.iter().rev() {
+                out.push(r);
+            }
+            return out.to_string_lossy().into_owned();
+        }
+        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
+            (Some(n), Some(parent)) => {
+                rest.push(n);
+                cur = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    p.to_string_lossy().into_owned()
+}

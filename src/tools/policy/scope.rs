@@ -1,0 +1,166 @@
+//! Path scopes: which of system / external / network / workspace a path belongs to.
+use super::{EXTERNAL, NETWORK, SYSTEM, WORKSPACE};
+use std::path::{Path, PathBuf};
+
+/// The places a classification depends on (all compared lower-cased, like the reference).
+#[derive(Debug, Clone)]
+pub struct Places {
+    cwd: String,
+    roots: Vec<String>,
+    home: String,
+    pub(super) cwd_path: PathBuf,
+    pub(super) home_path: PathBuf,
+}
+
+impl Places {
+    pub fn new(cwd: &Path, projects_root: &Path, home: &Path) -> Places {
+        let low = |p: &Path| {
+            let s = p.to_string_lossy().to_lowercase();
+            let t = s.trim_end_matches('/');
+            if t.is_empty() {
+                "/".to_string()
+            } else {
+                t.to_string()
+            }
+        };
+        let mut roots = vec![low(projects_root)];
+        if let Ok(real) = std::fs::canonicalize(projects_root) {
+            roots.push(low(&real));
+        }
+        Places {
+            cwd: low(cwd),
+            roots,
+            home: low(home),
+            cwd_path: cwd.to_path_buf(),
+            home_path: home.to_path_buf(),
+        }
+    }
+
+    /// Scope shift of a (lower-cased, cleaned) path, or None when it needs no bits.
+    pub fn scope(&self, t: &str) -> Option<u32> {
+        if t.is_empty() || t.starts_with('&') || harmless_device(t) {
+            return None;
+        }
+        if t.starts_with("/dev/tcp") || t.starts_with("/dev/udp") {
+            return Some(NETWORK);
+        }
+        let norm = self.normalize(t);
+        if is_sensitive(t) || is_sensitive(&norm) {
+            return Some(SYSTEM);
+        }
+        if under(&norm, "/tmp") || self.roots.iter().any(|r| under(&norm, r)) {
+            return None;
+        }
+        if self.cwd != "/" && under(&norm, &self.cwd) {
+            return Some(WORKSPACE);
+        }
+        let first = norm[1..].split('/').next().unwrap_or("");
+        if norm == "/" || first.contains(['*', '?', '[']) || is_system_dir(&norm) {
+            return Some(SYSTEM);
+        }
+        Some(EXTERNAL)
+    }
+
+    /// Lexically absolute, `~`/`$home` expanded, `.`/`..` resolved.
+    fn normalize(&self, t: &str) -> String {
+        let expanded = if t == "~" || t == "$home" || t == "${home}" {
+            self.home.clone()
+        } else if let Some(rest) = t
+            .strip_prefix("~/")
+            .or_else(|| t.strip_prefix("$home/"))
+            .or_else(|| t.strip_prefix("${home}/"))
+        {
+            format!("{}/{rest}", self.home)
+        } else if t.starts_with('/') {
+            t.to_string()
+        } else {
+            format!("{}/{t}", self.cwd)
+        };
+        lexical(&expanded)
+    }
+}
+
+fn lexical(p: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in p.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+fn under(p: &str, dir: &str) -> bool {
+    if dir == "/" {
+        return true;
+    }
+    p == dir || (p.starts_with(dir) && p.as_bytes().get(dir.len()) == Some(&b'/'))
+}
+
+fn is_system_dir(p: &str) -> bool {
+    [
+        "/etc", "/usr", "/bin", "/sbin", "/var", "/library", "/system", "/dev", "/boot", "/root",
+        "/proc", "/sys", "/lib", "/lib64",
+    ]
+    .iter()
+    .any(|d| under(p, d))
+}
+
+pub(super) fn harmless_device(t: &str) -> bool {
+    matches!(
+        t,
+        "/dev/null"
+            | "/dev/zero"
+            | "/dev/stdin"
+            | "/dev/stdout"
+            | "/dev/stderr"
+            | "/dev/tty"
+            | "/dev/random"
+            | "/dev/urandom"
+    ) || t.starts_with("/dev/fd/")
+}
+
+/// Files and folders holding secrets: `~/.ssh`, `.env`, `*.pem`, `*.key`, credentials…
+pub fn is_sensitive(t: &str) -> bool {
+    let t = t.to_lowercase();
+    let comps: Vec<&str> = t.split('/').filter(|c| !c.is_empty()).collect();
+    let dirs = [
+        ".ssh",
+        ".gnupg",
+        ".aws",
+        ".docker",
+        ".kube",
+        ".password-store",
+    ];
+    if comps.iter().any(|c| dirs.contains(c)) {
+        return true;
+    }
+    let base = match comps.last() {
+        Some(b) => *b,
+        None => return false,
+    };
+    if [".example", ".sample", ".template", ".dist"]
+        .iter()
+        .any(|s| base.ends_with(s))
+    {
+        return false;
+    }
+    base == ".env"
+        || base.starts_with(".env.")
+        || base.ends_with(".env")
+        || [".pem", ".key", ".p12", ".pfx", ".keystore"]
+            .iter()
+            .any(|s| base.ends_with(s))
+        || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+            .iter()
+            .any(|s| base.starts_with(s))
+        || [".netrc", ".pgpass", ".git-credentials", "shadow", "gshadow"].contains(&base)
+        || (base.contains('.') || comps.len() > 1)
+            && ["credential", "secret", "token"]
+                .iter()
+                .any(|w| base.contains(w))
+}

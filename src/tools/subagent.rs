@@ -1,0 +1,26 @@
+//! SubAgent (model-tools.md §5.12, ipc-sessions.md §7.1): validation here, the launch
+//! itself belongs to the runtime (`ToolHost::spawn_sub_agent`).
+use super::common::{arg, flag};
+use super::{ToolCtx, ToolOutput};
+use serde_json::Value;
+
+pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
+    let max = ctx.max_result_bytes;
+    let prompt = arg(input, "prompt");
+    if prompt.trim().is_empty() {
+        return ToolOutput::error("no prompt provided for sub-agent", max);
+    }
+    if ctx.depth >= 1 {
+        return ToolOutput::error(
+            "sub-agent recursion limit reached; child agents cannot launch SubAgent",
+            max,
+        );
+    }
+    match ctx
+        .host
+        .spawn_sub_agent(&prompt, &arg(input, "description"), flag(input, "fork"))
+    {
+        Ok(text) => ToolOutput::text(true, &text, max),
+        Err(e) => ToolOutput::error(&e, max),
+    }
+}

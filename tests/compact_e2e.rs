@@ -1,0 +1,161 @@
+//! Compaction through the real binary against the scripted model server: a long session
+//! with a small `--max-context` keeps answering with a bounded context, and every message
+//! survives in archive + conversation.
+use bash_agent::mock::Server;
+use bash_agent::session::conversation::is_user_turn_line;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const SUMMARY: &str = "Task focus: the long demo\nLatest request: the last prompt\nProgress: all answered\nTool evidence: none\nReflections: none";
+
+fn script() -> String {
+    let pad = "z".repeat(200);
+    serde_json::json!([
+        {"when": "being removed from your context", "repeat": true, "text": SUMMARY,
+         "usage": {"input": 40, "output": 30}},
+        {"repeat": true, "text": format!("Answer with padding {pad}"),
+         "usage": {"input": 100, "output": 20}}
+    ])
+    .to_string()
+}
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    work: PathBuf,
+    url: String,
+    record: PathBuf,
+    _server: Server,
+}
+
+fn setup() -> Env {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(tmp.path()).unwrap();
+    let home = root.join("home");
+    let work = root.join("work");
+    fs::create_dir_all(&home).unwrap();
+    fs::create_dir_all(&work).unwrap();
+    let record = root.join("requests.jsonl");
+    let server = Server::start(&script(), Some(&record), 0).unwrap();
+    Env {
+        url: server.url.clone(),
+        _server: server,
+        _tmp: tmp,
+        home,
+        work,
+        record,
+    }
+}
+
+fn agent(e: &Env, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_bash-agent"))
+        .args(args)
+        .current_dir(&e.work)
+        .env("BASH_AGENT_HOME", &e.home)
+        .env("HOME", &e.home)
+        .env("BASH_AGENT_RETRY_BASE_MS", "1")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env_remove("DEEPSEEK_API_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The one session folder under the storage root.
+fn session_dir(e: &Env, name: &str) -> PathBuf {
+    let projects = e.home.join(".bash-agent/projects");
+    let project = fs::read_dir(&projects)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    project.join(name)
+}
+
+fn lines(p: &Path) -> Vec<String> {
+    fs::read_to_string(p)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+fn tokens(ls: &[String]) -> u64 {
+    ls.iter()
+        .map(|l| bash_agent::agent::compact::dp::line_tokens(l))
+        .sum()
+}
+
+#[test]
+fn two_hundred_turns_stay_bounded_and_lose_nothing() {
+    let e = setup();
+    let turns = 200;
+    let mut max_conv_tokens = 0;
+    for i in 0..turns {
+        let prompt = format!("prompt number {i:03}");
+        let out = agent(
+            &e,
+            &[
+                "--base-url",
+                &e.url,
+                "--api-key",
+                "x",
+                "--max-context",
+                "2k",
+                "--session",
+                "long",
+                &prompt,
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "turn {i}: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dir = session_dir(&e, "long");
+        max_conv_tokens = max_conv_tokens.max(tokens(&lines(&dir.join("conversation.jsonl"))));
+    }
+    let dir = session_dir(&e, "long");
+    let archive = lines(&dir.join("conversation-archive.jsonl"));
+    let conv = lines(&dir.join("conversation.jsonl"));
+    // Bounded: compaction kicks in above 90% of 2000 estimated tokens, and one turn adds
+    // well under 200 tokens.
+    assert!(
+        max_conv_tokens < 2200,
+        "conversation grew to {max_conv_tokens} tokens"
+    );
+    assert!(is_user_turn_line(&conv[0]));
+    // Nothing lost: archive + conversation = every prompt and answer, in order, once.
+    let all = [archive, conv].concat();
+    assert_eq!(all.len(), 2 * turns);
+    for (i, pair) in all.chunks(2).enumerate() {
+        assert!(
+            pair[0].contains(&format!("\"prompt number {i:03}\"")),
+            "line {}: {}",
+            2 * i,
+            pair[0]
+        );
+        assert!(pair[1].contains("\"role\":\"assistant\""));
+    }
+    assert_eq!(
+        fs::read_to_string(dir.join("summary.txt")).unwrap(),
+        format!("{SUMMARY}\n")
+    );
+    let events = fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    let updates = events
+        .matches("{\"type\":\"context_update\",\"kind\":\"compact\",\"trigger\":\"auto\"}")
+        .count();
+    let compact_usage = events.matches("\"kind\":\"compact\"}").count();
+    assert!(updates >= 5, "only {updates} compactions");
+    assert_eq!(updates, compact_usage);
+    let stats = bash_agent::session::stats::Stats::load(&dir.join("stats.json"));
+    assert_eq!(stats.compact_request_count as usize, updates);
+    assert_eq!(stats.agent_request_count as usize, turns);
+    // Every request the model saw stayed small too.
+    let reqs = lines(&e.record);
+    assert_eq!(reqs.len(), turns + updates);
+}
