@@ -1,12 +1,380 @@
-//! The runtime: session selection, lock, FIFOs, main loop over input.fifo. (lead)
+//! The runtime (ipc-sessions.md §1.4–1.5): open the session, start the FIFO readers, and
+//! run the main loop over input.fifo — one turn at a time, notify turns on wakeups, the
+//! one-shot exit rule, signals, and cleanup on every exit path.
+use crate::agent::emit::{DisplaySink, Emitter};
+use crate::agent::host::Host;
+use crate::agent::setup::{open_session, pick_mode, Mode};
+use crate::agent::turn::{self, Kind, TurnCtx, TurnEnd};
+use crate::app::{EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK};
 use crate::cli::{Cli, Opts};
+use crate::config::{self, Config, OutputFormat};
+use crate::ipc::fifo::{InputChannel, InputMsg};
+use crate::session::Session;
+use crate::ui::display::Display;
+use crate::util::cancel::Cancel;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
-    let _ = cli;
-    anyhow::bail!("agent not implemented")
+/// Signal flags.
+struct Signals {
+    int: Arc<AtomicBool>,
+    term: Arc<AtomicBool>,
 }
 
+fn install_signals(cancel: &Cancel) -> Signals {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let s = Signals {
+        int: Arc::new(AtomicBool::new(false)),
+        term: Arc::new(AtomicBool::new(false)),
+    };
+    let _ = signal_hook::flag::register(SIGINT, cancel.flag());
+    let _ = signal_hook::flag::register(SIGINT, s.int.clone());
+    for sig in [SIGTERM, SIGHUP] {
+        let _ = signal_hook::flag::register(sig, cancel.flag());
+        let _ = signal_hook::flag::register(sig, s.term.clone());
+    }
+    // Writing to a closed pipe must be an error, not a silent death.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGPIPE, Arc::new(AtomicBool::new(false)));
+    s
+}
+
+fn sub_api_key(o: &Opts) -> Opts {
+    let mut o = o.clone();
+    if o.api_key.is_none() {
+        if let Ok(k) = std::env::var(crate::agent::subagent::API_KEY_ENV) {
+            if !k.is_empty() {
+                o.api_key = Some(k);
+            }
+        }
+    }
+    o
+}
+
+/// `bash-agent [flags] [prompt]`: the agent itself.
+pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
+    let (mode, first) = pick_mode(cli)?;
+    let o = sub_api_key(&cli.opts);
+    let cfg = config::resolve(&o, true)?;
+    crate::agent::subagent::set_child_api_key(&cfg.provider.api_key);
+    let stream_json = cfg.output == OutputFormat::StreamJson;
+    let (opened, events) = open_session(&o, stream_json && mode != Mode::SubAgent)?;
+    let session = opened.session.clone();
+    let recovered = crate::ipc::notify::recover_stale(&session);
+    let cancel = Cancel::new();
+    let signals = install_signals(&cancel);
+    let input = InputChannel::open(&session)?;
+    let notify =
+        crate::ipc::notify::spawn_reader(&session, events.clone(), input.writer())?;
+    let human = !stream_json && mode != Mode::SubAgent;
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let running = Arc::new(AtomicBool::new(false));
+    let mut editor = None;
+    let display = if human {
+        let interactive = mode == Mode::Interactive;
+        let mut d = Display::new(interactive, color);
+        if interactive {
+            eprint_banner(color);
+            if crate::agent::editor::replay(&session, 10, &mut d) {
+                println!();
+            }
+            let ed = crate::agent::editor::Editor::start(&session, running.clone(), cancel.clone())?;
+            let out = ed.printer();
+            editor = Some(ed);
+            Some(Mutex::new(DisplaySink {
+                display: d,
+                out,
+                err: Box::new(std::io::stderr()),
+            }))
+        } else {
+            Some(Mutex::new(DisplaySink {
+                display: d,
+                out: Box::new(std::io::stdout()),
+                err: Box::new(std::io::stderr()),
+            }))
+        }
+    } else {
+        None
+    };
+    let emit = Emitter {
+        events: events.clone(),
+        display,
+    };
+    if let Some(frames) = recovered {
+        emit.note(&format!(
+            "Recovered {} undelivered notification(s) from an earlier run; they are delivered with the next turn.",
+            frames.len()
+        ));
+        for f in &frames {
+            emit.show(f);
+        }
+    }
+    let cwd = crate::session::paths::physical_cwd()?;
+    let host = Host {
+        session: session.clone(),
+        cfg: cfg.clone(),
+        events: events.clone(),
+        cancel: cancel.clone(),
+        cwd: cwd.clone(),
+        depth: o.depth,
+        reported: notify.reported(),
+        turn: AtomicU64::new(0),
+        touched: Mutex::new(Vec::new()),
+    };
+    let rt = Runtime {
+        session: &session,
+        cfg: &cfg,
+        emit: &emit,
+        cancel: &cancel,
+        host: &host,
+        cwd,
+        depth: o.depth,
+        mode,
+        running: running.clone(),
+        spinner: crate::agent::spinner::Spinner::new(
+            human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
+        ),
+        new_requested: AtomicBool::new(false),
+    };
+    let code = rt.main_loop(&input, first, &signals, editor.as_ref());
+    if let Some(ed) = editor {
+        ed.join();
+        eprint_goodbye(color, &session.id);
+    }
+    notify.stop();
+    if mode == Mode::SubAgent {
+        if let Some(parent) = &o.sub_agent_notify {
+            let status = if code == EXIT_OK || code == EXIT_INTERRUPTED { "ok" } else { "failed" };
+            crate::agent::subagent::send_result(std::path::Path::new(parent), &session, status);
+        }
+    }
+    drop(input);
+    session.cleanup_runtime();
+    drop(opened.lock);
+    if rt.new_requested.load(Ordering::SeqCst) {
+        return restart_fresh(&cfg);
+    }
+    Ok(code)
+}
+
+fn eprint_banner(color: bool) {
+    let t = "bash-agent interactive mode (type 'exit' or Ctrl+D to quit)";
+    if color {
+        println!("\x1b[36m{t}\x1b[0m");
+    } else {
+        println!("{t}");
+    }
+}
+
+fn eprint_goodbye(color: bool, id: &str) {
+    if color {
+        println!("\x1b[36mGoodbye!\x1b[0m\n\x1b[90mResume with: --session {id}  or  --continue\x1b[0m");
+    } else {
+        println!("Goodbye!\nResume with: --session {id}  or  --continue");
+    }
+}
+
+/// The main loop's state.
+pub struct Runtime<'a> {
+    pub session: &'a Session,
+    pub cfg: &'a Config,
+    pub emit: &'a Emitter,
+    pub cancel: &'a Cancel,
+    pub host: &'a Host,
+    pub cwd: std::path::PathBuf,
+    pub depth: u32,
+    pub mode: Mode,
+    pub running: Arc<AtomicBool>,
+    pub spinner: crate::agent::spinner::Spinner,
+    pub new_requested: AtomicBool,
+}
+
+impl Runtime<'_> {
+    fn turn(&self, input: &str, kind: Kind) -> TurnEnd {
+        self.cancel.reset();
+        self.running.store(true, Ordering::SeqCst);
+        let _flag = crate::ipc::flag::RunningFlag::set(self.session);
+        self.host.turn.fetch_add(1, Ordering::SeqCst);
+        let start = || self.spinner.start();
+        let stop = || self.spinner.stop();
+        let ctx = TurnCtx {
+            session: self.session,
+            cfg: self.cfg,
+            emit: self.emit,
+            cancel: self.cancel,
+            host: self.host,
+            cwd: self.cwd.clone(),
+            depth: self.depth,
+            on_first_output: &stop,
+            on_call_start: &start,
+        };
+        let end = turn::run(&ctx, input, kind);
+        self.spinner.stop();
+        self.host.end_turn();
+        self.running.store(false, Ordering::SeqCst);
+        end
+    }
+
+    fn idle(&self) -> bool {
+        crate::ipc::counter::get(self.session) <= 0
+            && !crate::util::fsx::non_empty(&self.session.notify_buf())
+    }
+
+    /// Returns the exit code.
+    fn main_loop(
+        &self,
+        input: &InputChannel,
+        first: Option<String>,
+        sig: &Signals,
+        editor: Option<&crate::agent::editor::Editor>,
+    ) -> i32 {
+        let one_shot = matches!(self.mode, Mode::OneShot | Mode::SubAgent);
+        let mut code = EXIT_OK;
+        let mut saw_input = false;
+        let mut pending: std::collections::VecDeque<InputMsg> = Default::default();
+        if let Some(p) = first {
+            pending.push_back(InputMsg::UserInput(p));
+        }
+        loop {
+            let msg = match pending.pop_front() {
+                Some(m) => m,
+                None => {
+                    if one_shot && saw_input && self.idle() {
+                        break;
+                    }
+                    match input.rx.recv_timeout(Duration::from_millis(100)) {
+                        Ok(m) => m,
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                            if sig.term.load(Ordering::SeqCst) {
+                                break;
+                            }
+                            if sig.int.swap(false, Ordering::SeqCst) && self.mode != Mode::Interactive {
+                                if one_shot {
+                                    code = EXIT_INTERRUPTED;
+                                }
+                                break;
+                            }
+                            continue;
+                        }
+                        Err(_) => break,
+                    }
+                }
+            };
+            let end = match msg {
+                InputMsg::SessionEnd => break,
+                InputMsg::Malformed(m) => {
+                    let line = crate::session::events::ev::error(&format!("malformed frame on input.fifo: {m}"));
+                    let _ = self.emit.events.append(&line);
+                    continue;
+                }
+                InputMsg::NotifyPending => {
+                    if !crate::util::fsx::non_empty(&self.session.notify_buf()) {
+                        continue;
+                    }
+                    self.turn("", Kind::Notify)
+                }
+                InputMsg::UserInput(text) => {
+                    saw_input = true;
+                    if self.mode != Mode::SubAgent && text.trim_start().starts_with('/') {
+                        match crate::agent::slash::run(self, text.trim()) {
+                            crate::agent::slash::Action::Handled => {
+                                if let Some(ed) = editor {
+                                    ed.turn_finished();
+                                }
+                                continue;
+                            }
+                            crate::agent::slash::Action::Exit => break,
+                            crate::agent::slash::Action::New => {
+                                self.new_requested.store(true, Ordering::SeqCst);
+                                break;
+                            }
+                            crate::agent::slash::Action::NotACommand => {}
+                        }
+                    }
+                    self.turn(&text, Kind::UserInput)
+                }
+            };
+            sig.int.store(false, Ordering::SeqCst);
+            match end {
+                TurnEnd::Done(_) => {}
+                TurnEnd::Error(_) => code = EXIT_FAIL,
+                TurnEnd::Interrupted => {
+                    if one_shot {
+                        code = EXIT_INTERRUPTED;
+                        break;
+                    }
+                }
+            }
+            if let Some(ed) = editor {
+                ed.turn_finished();
+            }
+            if sig.term.load(Ordering::SeqCst) {
+                break;
+            }
+        }
+        code
+    }
+}
+
+/// `bash-agent compact [--session NAME]`: compact the chosen session now.
 pub fn cmd_compact(o: &Opts) -> anyhow::Result<i32> {
-    let _ = o;
-    anyhow::bail!("compact not implemented")
+    let cfg = config::resolve(o, true)?;
+    let (opened, events) = open_session(o, false)?;
+    let session = opened.session;
+    let cwd = crate::session::paths::physical_cwd()?;
+    let system = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
+        session: &session,
+        cwd: &cwd,
+        skills: &cfg.skills,
+        depth: 0,
+    });
+    let cancel = Cancel::new();
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, cancel.flag());
+    let out = crate::agent::compact::compact(
+        &crate::agent::compact::CompactCtx {
+            session: &session,
+            cfg: &cfg,
+            system_prompt: &system,
+            events: &events,
+            cancel: &cancel,
+            force: true,
+        },
+        "manual",
+    );
+    session.cleanup_runtime();
+    Ok(report_compaction(&out, &events))
+}
+
+/// Print the outcome of a manual compaction, log it, and map it to an exit code.
+pub fn report_compaction(out: &crate::agent::compact::CompactOutcome, events: &crate::session::events::EventLog) -> i32 {
+    use crate::agent::compact::CompactOutcome;
+    match out {
+        CompactOutcome::Compacted { dropped, kept } => {
+            let _ = events.append(&crate::session::events::ev::context_update("manual"));
+            println!("Context compacted (manual): {dropped} line(s) summarised, {kept} kept.");
+            EXIT_OK
+        }
+        CompactOutcome::NotNeeded => {
+            println!("Nothing to compact.");
+            EXIT_OK
+        }
+        CompactOutcome::Failed(m) => {
+            crate::app::print_error(m);
+            EXIT_FAIL
+        }
+    }
+}
+
+/// `/new`: replace this process with a fresh interactive session (same provider flags).
+fn restart_fresh(cfg: &Config) -> anyhow::Result<i32> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe()?;
+    let mut c = std::process::Command::new(exe);
+    c.args(crate::agent::host::child_args(cfg)).arg("-i");
+    if !cfg.provider.api_key.is_empty() {
+        c.env(crate::agent::subagent::API_KEY_ENV, &cfg.provider.api_key);
+    }
+    let e = c.exec();
+    Err(anyhow::anyhow!("cannot start a new session: {e}"))
 }
