@@ -15,12 +15,14 @@ fn generate(target: usize) -> Vec<u8> {
         s.push_str("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"token ");
         s.push_str(&i.to_string());
         s.push_str(" of the streamed answer, with \\\"quotes\\\" and unicode é✓\"}}\n\n");
-        if i % 50 == 0 {
+        if i.is_multiple_of(50) {
             s.push_str(": keep-alive\n\nevent: ping\ndata: {\"type\": \"ping\"}\n\n");
         }
         i += 1;
     }
-    s.push_str("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n");
+    s.push_str(
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    );
     s.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":999}}\n\n");
     s.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     s.into_bytes()

@@ -94,6 +94,7 @@ fn two_hundred_turns_stay_bounded_and_lose_nothing() {
     let e = setup();
     let turns = 200;
     let mut max_conv_tokens = 0;
+    let mut shown = 0;
     for i in 0..turns {
         let prompt = format!("prompt number {i:03}");
         let out = agent(
@@ -116,6 +117,9 @@ fn two_hundred_turns_stay_bounded_and_lose_nothing() {
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
+        shown += String::from_utf8_lossy(&out.stdout)
+            .matches("Context compacted (auto).")
+            .count();
         let dir = session_dir(&e, "long");
         max_conv_tokens = max_conv_tokens.max(tokens(&lines(&dir.join("conversation.jsonl"))));
     }
@@ -150,12 +154,112 @@ fn two_hundred_turns_stay_bounded_and_lose_nothing() {
         .matches("{\"type\":\"context_update\",\"kind\":\"compact\",\"trigger\":\"auto\"}")
         .count();
     let compact_usage = events.matches("\"kind\":\"compact\"}").count();
+    eprintln!("{updates} compactions, conversation peaked at {max_conv_tokens} tokens");
     assert!(updates >= 5, "only {updates} compactions");
     assert_eq!(updates, compact_usage);
+    assert_eq!(shown, updates, "each compaction is shown once");
     let stats = bash_agent::session::stats::Stats::load(&dir.join("stats.json"));
     assert_eq!(stats.compact_request_count as usize, updates);
     assert_eq!(stats.agent_request_count as usize, turns);
     // Every request the model saw stayed small too.
     let reqs = lines(&e.record);
     assert_eq!(reqs.len(), turns + updates);
+}
+
+/// Every regular file of a folder with its bytes.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut m = std::collections::BTreeMap::new();
+    for ent in fs::read_dir(dir).unwrap() {
+        let ent = ent.unwrap();
+        let name = ent.file_name().to_string_lossy().into_owned();
+        // Dot files are the run lock's bookkeeping (holder pid), not session content.
+        if ent.file_type().unwrap().is_file() && !name.starts_with('.') {
+            m.insert(
+                ent.file_name().to_string_lossy().into_owned(),
+                fs::read(ent.path()).unwrap(),
+            );
+        }
+    }
+    m
+}
+
+fn grow(e: &Env, url: &str, name: &str, turns: usize) {
+    for i in 0..turns {
+        let p = format!("prompt number {i:03}");
+        let out = agent(
+            e,
+            &["--base-url", url, "--api-key", "x", "--session", name, &p],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn manual_compact_command() {
+    let e = setup();
+    grow(&e, &e.url, "m", 6);
+    let dir = session_dir(&e, "m");
+    let before = [
+        lines(&dir.join("conversation-archive.jsonl")),
+        lines(&dir.join("conversation.jsonl")),
+    ]
+    .concat();
+    let out = agent(
+        &e,
+        &[
+            "compact",
+            "--base-url",
+            &e.url,
+            "--api-key",
+            "x",
+            "--session",
+            "m",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Context compacted (manual)"));
+    let archive = lines(&dir.join("conversation-archive.jsonl"));
+    let conv = lines(&dir.join("conversation.jsonl"));
+    // 6 user turns, keep round(1.5) = 2 → 4 lines kept.
+    assert_eq!((archive.len(), conv.len()), (8, 4));
+    assert_eq!([archive, conv].concat(), before);
+    assert_eq!(
+        fs::read_to_string(dir.join("summary.txt")).unwrap(),
+        format!("{SUMMARY}\n")
+    );
+    // The session keeps answering after the compaction.
+    grow(&e, &e.url, "m", 1);
+    assert_eq!(lines(&dir.join("conversation.jsonl")).len(), 6);
+}
+
+#[test]
+fn manual_compact_failure_changes_nothing() {
+    let e = setup();
+    grow(&e, &e.url, "f", 6);
+    let dir = session_dir(&e, "f");
+    let failing = Server::start(r#"[{"status":500,"repeat":true}]"#, None, 0).unwrap();
+    let before = snapshot(&dir);
+    let out = agent(
+        &e,
+        &[
+            "compact",
+            "--base-url",
+            &failing.url,
+            "--api-key",
+            "x",
+            "--session",
+            "f",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Failed to generate context summary"));
+    assert_eq!(snapshot(&dir), before);
 }

@@ -48,7 +48,11 @@ fn retry_after_is_honoured() {
         &fast_opts(),
         &Cancel::new(),
     );
-    assert!(t.elapsed() >= Duration::from_millis(950), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(950),
+        "{:?}",
+        t.elapsed()
+    );
     assert_eq!(ev.last(), Some(&StreamEvent::Stop("end_turn".into())));
 }
 
@@ -92,7 +96,12 @@ fn no_script_step_left_is_a_clear_500() {
         max_retries: 0,
         ..fast_opts()
     };
-    let (ev, _) = run(&mock.cfg(ProviderKind::Claude), &[user("x")], &opts, &Cancel::new());
+    let (ev, _) = run(
+        &mock.cfg(ProviderKind::Claude),
+        &[user("x")],
+        &opts,
+        &Cancel::new(),
+    );
     assert_eq!(
         ev,
         vec![StreamEvent::Error(
@@ -136,7 +145,10 @@ fn max_tokens_stop() {
         let mock = Mock::start(r#"[{"text": "trunc", "stop": "max_tokens"}]"#);
         let (ev, _) = run(&mock.cfg(kind), &[user("x")], &fast_opts(), &Cancel::new());
         assert_eq!(ev[0], StreamEvent::Text("trunc".into()));
-        assert!(matches!(ev[1], StreamEvent::Usage { .. }), "{kind:?}: {ev:?}");
+        assert!(
+            matches!(ev[1], StreamEvent::Usage { .. }),
+            "{kind:?}: {ev:?}"
+        );
         assert_eq!(ev[2], StreamEvent::Stop("max_tokens".into()), "{kind:?}");
         assert_eq!(ev.len(), 3);
     }
@@ -199,8 +211,17 @@ fn stall_times_out() {
         ..fast_opts()
     };
     let t = Instant::now();
-    let (ev, _) = run(&mock.cfg(ProviderKind::Claude), &[user("x")], &opts, &Cancel::new());
-    assert!(t.elapsed() < Duration::from_millis(2500), "{:?}", t.elapsed());
+    let (ev, _) = run(
+        &mock.cfg(ProviderKind::Claude),
+        &[user("x")],
+        &opts,
+        &Cancel::new(),
+    );
+    assert!(
+        t.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        t.elapsed()
+    );
     assert_eq!(ev[0], StreamEvent::Text("before".into()));
     match &ev[1] {
         StreamEvent::Error(m) => assert!(
@@ -223,7 +244,10 @@ fn connection_refused_is_retried_then_reported() {
     cfg.base_url = format!("http://127.0.0.1:{port}");
     let (ev, info) = run(&cfg, &[user("x")], &fast_opts(), &Cancel::new());
     assert_eq!(info.retries, 3);
-    assert_eq!(&ev[..3], &[StreamEvent::Retry, StreamEvent::Retry, StreamEvent::Retry]);
+    assert_eq!(
+        &ev[..3],
+        &[StreamEvent::Retry, StreamEvent::Retry, StreamEvent::Retry]
+    );
     match &ev[3] {
         StreamEvent::Error(m) => assert!(m.ends_with("(gave up after 3 retries)"), "{m}"),
         other => panic!("{other:?}"),

@@ -52,12 +52,24 @@ fn records_each_request_as_one_json_line() {
     let text = std::fs::read_to_string(&mock.record).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2);
-    assert!(lines[0].starts_with("{\"path\":\"/v1/messages\",\"headers\":{"), "{}", lines[0]);
-    assert!(lines[0].ends_with(",\"body\":{\"b\":1,\"a\":[2]}}"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("{\"path\":\"/v1/messages\",\"headers\":{"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].ends_with(",\"body\":{\"b\":1,\"a\":[2]}}"),
+        "{}",
+        lines[0]
+    );
     assert!(lines[0].contains("\"authorization\":\"<redacted>\""));
     assert!(lines[0].contains("\"content-type\":\"application/json\""));
     assert!(!text.contains("sk-raw-secret"));
-    assert!(lines[1].ends_with(",\"body\":\"not json\"}"), "{}", lines[1]);
+    assert!(
+        lines[1].ends_with(",\"body\":\"not json\"}"),
+        "{}",
+        lines[1]
+    );
 }
 
 #[test]
@@ -98,5 +110,9 @@ fn client_reuses_the_connection() {
         }
     }
     assert_eq!(server.request_count(), 6);
-    assert_eq!(server.connection_count(), 1, "keep-alive connection not reused");
+    assert_eq!(
+        server.connection_count(),
+        1,
+        "keep-alive connection not reused"
+    );
 }

@@ -119,10 +119,17 @@ fn round_trip(kind: ProviderKind) {
 
     let recs = mock.records();
     assert_eq!(recs.len(), 2);
-    assert_eq!(recs[1]["body"].to_string(), golden_second_body(kind), "{kind:?}");
+    assert_eq!(
+        recs[1]["body"].to_string(),
+        golden_second_body(kind),
+        "{kind:?}"
+    );
     let path = recs[0]["path"].as_str().unwrap();
     let h = &recs[0]["headers"];
-    assert_eq!(h["user-agent"], format!("bash-agent/{}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        h["user-agent"],
+        format!("bash-agent/{}", env!("CARGO_PKG_VERSION"))
+    );
     assert_eq!(h["content-type"], "application/json");
     match kind {
         ProviderKind::Claude => {
@@ -141,7 +148,10 @@ fn round_trip(kind: ProviderKind) {
         }
     }
     let raw = std::fs::read_to_string(&mock.record).unwrap();
-    assert!(!raw.contains("sk-test-secret"), "API key leaked into the record");
+    assert!(
+        !raw.contains("sk-test-secret"),
+        "API key leaked into the record"
+    );
 }
 
 #[test]

@@ -152,9 +152,7 @@ impl Script {
             .steps
             .iter()
             .enumerate()
-            .position(|(i, s)| {
-                !used[i] && s.when.as_deref().is_some_and(|w| body.contains(w))
-            })
+            .position(|(i, s)| !used[i] && s.when.as_deref().is_some_and(|w| body.contains(w)))
             .or_else(|| {
                 self.steps
                     .iter()

@@ -157,7 +157,10 @@ fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<HttpRequ
         headers,
         body: Vec::new(),
     };
-    if let Some(n) = req.header("content-length").and_then(|v| v.parse::<usize>().ok()) {
+    if let Some(n) = req
+        .header("content-length")
+        .and_then(|v| v.parse::<usize>().ok())
+    {
         let mut body = vec![0u8; n];
         r.read_exact(&mut body)?;
         req.body = body;
@@ -214,7 +217,10 @@ fn record(st: &State, req: &HttpRequest) {
 
 fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Result<()> {
     let Some(wire) = Wire::from_path(&req.path) else {
-        let body = format!("{{\"error\":{{\"message\":\"mock: unknown path {}\"}}}}", req.path);
+        let body = format!(
+            "{{\"error\":{{\"message\":\"mock: unknown path {}\"}}}}",
+            req.path
+        );
         return simple(out, 404, &body, None);
     };
     let body_text = String::from_utf8_lossy(&req.body);
@@ -245,7 +251,12 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     out.flush()
 }
 
-fn simple(out: &mut TcpStream, status: u16, body: &str, retry_after: Option<u64>) -> std::io::Result<()> {
+fn simple(
+    out: &mut TcpStream,
+    status: u16,
+    body: &str,
+    retry_after: Option<u64>,
+) -> std::io::Result<()> {
     let reason = match status {
         400 => "Bad Request",
         401 => "Unauthorized",

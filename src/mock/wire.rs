@@ -232,23 +232,38 @@ fn responses(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
     )];
     if step.sse_error {
         let msg = step.message.as_deref().unwrap_or("Overloaded");
-        f.push(ev("error", json!({"code":"server_is_overloaded","message":msg})));
+        f.push(ev(
+            "error",
+            json!({"code":"server_is_overloaded","message":msg}),
+        ));
         return (f, Vec::new());
     }
     let mut out_idx = 0;
     if let Some(t) = &step.thinking {
-        f.push(ev("response.output_item.added", json!({"output_index":out_idx,"item":{"type":"reasoning","id":"rs_0","summary":[]}})));
+        f.push(ev(
+            "response.output_item.added",
+            json!({"output_index":out_idx,"item":{"type":"reasoning","id":"rs_0","summary":[]}}),
+        ));
         for p in pieces(t, step.chunk) {
-            f.push(ev("response.reasoning_text.delta", json!({"item_id":"rs_0","output_index":out_idx,"content_index":0,"delta":p})));
+            f.push(ev(
+                "response.reasoning_text.delta",
+                json!({"item_id":"rs_0","output_index":out_idx,"content_index":0,"delta":p}),
+            ));
         }
         out_idx += 1;
     }
     if let Some(t) = &step.text {
         f.push(ev("response.output_item.added", json!({"output_index":out_idx,"item":{"type":"message","id":"msg_0","role":"assistant","content":[]}})));
         for p in pieces(t, step.chunk) {
-            f.push(ev("response.output_text.delta", json!({"item_id":"msg_0","output_index":out_idx,"content_index":0,"delta":p})));
+            f.push(ev(
+                "response.output_text.delta",
+                json!({"item_id":"msg_0","output_index":out_idx,"content_index":0,"delta":p}),
+            ));
         }
-        f.push(ev("response.output_text.done", json!({"item_id":"msg_0","output_index":out_idx,"content_index":0,"text":t})));
+        f.push(ev(
+            "response.output_text.done",
+            json!({"item_id":"msg_0","output_index":out_idx,"content_index":0,"text":t}),
+        ));
         out_idx += 1;
     }
     for (i, tc) in step.tool_calls.iter().enumerate() {
@@ -256,17 +271,29 @@ fn responses(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
         let args = step.args(i);
         f.push(ev("response.output_item.added", json!({"output_index":out_idx,"item":{"type":"function_call","id":item_id,"call_id":step.call_id(i),"name":tc.name,"arguments":"","status":"in_progress"}})));
         for p in pieces(&args, step.chunk) {
-            f.push(ev("response.function_call_arguments.delta", json!({"item_id":item_id,"output_index":out_idx,"delta":p})));
+            f.push(ev(
+                "response.function_call_arguments.delta",
+                json!({"item_id":item_id,"output_index":out_idx,"delta":p}),
+            ));
         }
-        f.push(ev("response.function_call_arguments.done", json!({"item_id":item_id,"output_index":out_idx,"arguments":args})));
+        f.push(ev(
+            "response.function_call_arguments.done",
+            json!({"item_id":item_id,"output_index":out_idx,"arguments":args}),
+        ));
         f.push(ev("response.output_item.done", json!({"output_index":out_idx,"item":{"type":"function_call","id":item_id,"call_id":step.call_id(i),"name":tc.name,"arguments":args,"status":"completed"}})));
         out_idx += 1;
     }
     let usage = json!({"input_tokens":u.input + u.cache_read,"input_tokens_details":{"cached_tokens":u.cache_read},"output_tokens":u.output,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":u.input + u.cache_read + u.output});
     let terminal = if step.stop_reason() == "max_tokens" {
-        vec![ev("response.incomplete", json!({"response":{"id":"resp_mock","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":usage}}))]
+        vec![ev(
+            "response.incomplete",
+            json!({"response":{"id":"resp_mock","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":usage}}),
+        )]
     } else {
-        vec![ev("response.completed", json!({"response":{"id":"resp_mock","status":"completed","usage":usage}}))]
+        vec![ev(
+            "response.completed",
+            json!({"response":{"id":"resp_mock","status":"completed","usage":usage}}),
+        )]
     };
     (f, terminal)
 }
@@ -313,7 +340,11 @@ mod tests {
                 id: "t1".into(),
                 input_raw: "{\"path\":\"a\"}".into()
             }));
-            assert_eq!(ev.last(), Some(&StreamEvent::Stop("tool_use".into())), "{w:?}");
+            assert_eq!(
+                ev.last(),
+                Some(&StreamEvent::Stop("tool_use".into())),
+                "{w:?}"
+            );
         }
     }
 

@@ -32,7 +32,8 @@ pub(crate) fn effort(cfg: &ProviderConfig) -> &str {
 /// Canonical Claude body (§1.2):
 /// `{"max_tokens":N,"messages":[...],"model":"M"[,"output_config":{"effort":"E"}],"stream":true[,"system":"…"][,"thinking":{"type":"T"}][,"tools":[…]]}`
 pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
-    let mut b = String::with_capacity(256 + req.messages.iter().map(|m| m.len() + 1).sum::<usize>());
+    let mut b =
+        String::with_capacity(256 + req.messages.iter().map(|m| m.len() + 1).sum::<usize>());
     b.push_str("{\"max_tokens\":");
     b.push_str(&cfg.max_tokens.to_string());
     b.push_str(",\"messages\":[");
@@ -215,7 +216,11 @@ pub(crate) mod tests {
             tools_json: TOOLS,
             disable_thinking: false,
         };
-        let got = build_body(ProviderKind::Claude, &cfg(ProviderKind::Claude, "adaptive"), &req);
+        let got = build_body(
+            ProviderKind::Claude,
+            &cfg(ProviderKind::Claude, "adaptive"),
+            &req,
+        );
         let want = concat!(
             r#"{"max_tokens":100,"messages":[{"role":"user","content":"hi"},"#,
             r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}]},"#,
@@ -242,6 +247,9 @@ pub(crate) mod tests {
         assert_eq!(claude_body(&c, &req), want);
         req.disable_thinking = true;
         req.tools_json = "";
-        assert_eq!(claude_body(&cfg(ProviderKind::Claude, "enabled"), &req), want);
+        assert_eq!(
+            claude_body(&cfg(ProviderKind::Claude, "enabled"), &req),
+            want
+        );
     }
 }

@@ -42,7 +42,11 @@ impl HttpOptions {
     /// Defaults, with `BASH_AGENT_RETRY_BASE_MS` and `BASH_AGENT_STALL_MS` overrides.
     pub fn from_env() -> HttpOptions {
         let mut o = HttpOptions::default();
-        let env_u64 = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<u64>().ok());
+        let env_u64 = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
         if let Some(ms) = env_u64("BASH_AGENT_RETRY_BASE_MS") {
             o.retry_base_ms = ms;
         }
@@ -225,7 +229,13 @@ fn attempt(
     first_token: &mut Option<u64>,
     on_event: &mut dyn FnMut(StreamEvent),
 ) -> Outcome {
-    let rx = spawn_worker(agent.clone(), url.clone(), hdrs.clone(), body.clone(), cancel.clone());
+    let rx = spawn_worker(
+        agent.clone(),
+        url.clone(),
+        hdrs.clone(),
+        body.clone(),
+        cancel.clone(),
+    );
     let mut sink = Sink {
         norm: norm::for_kind(kind),
         flow: Flow::Continue,
@@ -456,7 +466,8 @@ fn spawn_worker(
                         if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
                             // The caller is done (terminal event seen): drain a little so
                             // the connection can go back to the pool.
-                            let _ = std::io::copy(&mut reader.take(64 * 1024), &mut std::io::sink());
+                            let _ =
+                                std::io::copy(&mut reader.take(64 * 1024), &mut std::io::sink());
                             return;
                         }
                     }
@@ -507,8 +518,7 @@ fn sleep_unless_cancelled(d: Duration, cancel: &Cancel) -> bool {
 /// `[verbose] Request body (<KB>KB): <first 200 chars>...` on stderr (grey on a TTY).
 fn verbose_body(body: &str) {
     use std::io::IsTerminal;
-    let head: String = body.chars().take(200).collect();
-    let line = format!("[verbose] Request body ({}KB): {head}...", body.len() / 1024);
+    let line = verbose_line(body);
     let err = std::io::stderr();
     if err.is_terminal() && std::env::var_os("NO_COLOR").is_none() {
         eprintln!("\x1b[90m{line}\x1b[0m");
@@ -517,9 +527,32 @@ fn verbose_body(body: &str) {
     }
 }
 
+/// The verbose line (without colour): size in whole KB, the first 200 characters.
+pub fn verbose_line(body: &str) -> String {
+    let head: String = body.chars().take(200).collect();
+    format!(
+        "[verbose] Request body ({}KB): {head}...",
+        body.len() / 1024
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verbose_line_format() {
+        let body = format!("{{\"x\":\"{}\"}}", "é".repeat(1500));
+        let l = verbose_line(&body);
+        assert!(
+            l.starts_with("[verbose] Request body (2KB): {\"x\":\"éé"),
+            "{l}"
+        );
+        assert_eq!(
+            l.chars().count(),
+            "[verbose] Request body (2KB): ".len() + 200 + 3
+        );
+    }
 
     #[test]
     fn error_messages() {

@@ -16,7 +16,10 @@ pub enum Flow {
     Done,
     /// The provider reported an error in the stream. `retryable` = an overload error
     /// (retried when nothing was emitted yet).
-    Fail { msg: String, retryable: bool },
+    Fail {
+        msg: String,
+        retryable: bool,
+    },
 }
 
 /// One provider's stream state machine.

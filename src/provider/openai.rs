@@ -32,7 +32,12 @@ pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
     b.push_str(",\"messages\":[");
     let mut msgs: Vec<String> = Vec::new();
     if !req.system.is_empty() {
-        msgs.push(Obj::new().str("role", "system").str("content", req.system).finish());
+        msgs.push(
+            Obj::new()
+                .str("role", "system")
+                .str("content", req.system)
+                .finish(),
+        );
     }
     for m in parsed_messages(req) {
         convert_message(m, &mut msgs);
@@ -241,10 +246,7 @@ impl super::norm::Normaliser for Normaliser {
         }
         if let Some(calls) = d.get("tool_calls").and_then(Value::as_array) {
             for (pos, c) in calls.iter().enumerate() {
-                let idx = c
-                    .get("index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(pos as u64) as usize;
+                let idx = c.get("index").and_then(Value::as_u64).unwrap_or(pos as u64) as usize;
                 if idx > 1024 {
                     continue;
                 }
@@ -374,7 +376,8 @@ mod tests {
 
     #[test]
     fn done_without_finish_reason_is_interrupted() {
-        let s = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n";
+        let s =
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n";
         let (ev, _) = run_text(ProviderKind::OpenAi, s.as_bytes());
         assert_eq!(
             ev.last(),

@@ -65,7 +65,11 @@ fn convert_tool(t: Map<String, Value>) -> Value {
 }
 
 fn convert_message(m: Map<String, Value>, out: &mut Vec<String>) {
-    let role = m.get("role").and_then(Value::as_str).unwrap_or("").to_string();
+    let role = m
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let blocks = match m.get("content") {
         Some(Value::Array(a)) => a,
         _ => {

@@ -1,6 +1,6 @@
 //! `--list-sessions` (ipc-sessions.md §6.3, sorted by last activity per decision 7) and
 //! `--list-sessions --json`.
-use crate::session::store::last_activity;
+use crate::session::store::{last_activity, last_activity_ns};
 use crate::util::jsonl::Obj;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,6 +11,7 @@ pub struct Entry {
     pub name: String,
     pub path: PathBuf,
     pub last_activity: i64,
+    pub sort_key: i128,
     pub preview: String,
 }
 
@@ -44,6 +45,7 @@ pub fn entries(project_dir: &Path) -> Option<Vec<Entry>> {
             let path = e.path();
             Some(Entry {
                 last_activity: last_activity(&path),
+                sort_key: last_activity_ns(&path),
                 preview: preview(&path),
                 name,
                 path,
@@ -51,8 +53,8 @@ pub fn entries(project_dir: &Path) -> Option<Vec<Entry>> {
         })
         .collect();
     out.sort_by(|a, b| {
-        b.last_activity
-            .cmp(&a.last_activity)
+        b.sort_key
+            .cmp(&a.sort_key)
             .then_with(|| a.name.cmp(&b.name))
     });
     Some(out)

@@ -165,6 +165,19 @@ pub fn last_activity(dir: &Path) -> i64 {
     }
 }
 
+/// Last activity with nanosecond precision (ordering; ties within a second are common).
+pub fn last_activity_ns(dir: &Path) -> i128 {
+    use std::os::unix::fs::MetadataExt;
+    let m = match fs::metadata(dir.join("events.jsonl")) {
+        Ok(m) if m.is_file() => m,
+        _ => match fs::metadata(dir) {
+            Ok(m) => m,
+            Err(_) => return 0,
+        },
+    };
+    m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128
+}
+
 /// `--continue`: the non-`sub_` session with the strictly greatest last activity
 /// (ties: first in alphabetical order).
 pub fn latest_session(project_dir: &Path) -> Option<String> {
@@ -176,9 +189,9 @@ pub fn latest_session(project_dir: &Path) -> Option<String> {
         .filter(|n| !n.starts_with('.') && !n.starts_with("sub_"))
         .collect();
     names.sort();
-    let mut best: Option<(i64, String)> = None;
+    let mut best: Option<(i128, String)> = None;
     for n in names {
-        let ts = last_activity(&project_dir.join(&n));
+        let ts = last_activity_ns(&project_dir.join(&n));
         if ts > best.as_ref().map(|b| b.0).unwrap_or(0) {
             best = Some((ts, n));
         }

@@ -1,3 +1,5 @@
 //! Terminal front ends: the frame display, replay, the interactive line editor, the title.
 pub mod display;
+pub mod jscan;
 pub mod replay;
+pub mod replay_select;

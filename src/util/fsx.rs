@@ -45,7 +45,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let mut f = OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(mode.unwrap_or(0o644))
+            .mode(mode.unwrap_or(0o600))
             .custom_flags(libc::O_CLOEXEC)
             .open(&tmp)?;
         f.write_all(bytes)?;

@@ -50,7 +50,10 @@ impl Mock {
             .read_line(&mut line)
             .unwrap();
         let url = line.trim().to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "bad url line {line:?}");
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "bad url line {line:?}"
+        );
         Mock {
             url,
             record,

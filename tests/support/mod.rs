@@ -160,3 +160,46 @@ pub fn wait_for(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+
+pub fn fixtures_root() -> PathBuf {
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shell-sessions/projects");
+    if local.is_dir() {
+        return local;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/shell-sessions/projects")
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+            let mut p = std::fs::metadata(&dst).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut p, 0o600);
+            std::fs::set_permissions(&dst, p).unwrap();
+        }
+    }
+}
+
+/// Copy every fixture session into the env's project folder; returns the session names.
+pub fn install_fixtures(env: &Env) -> Vec<String> {
+    let mut names = Vec::new();
+    for proj in std::fs::read_dir(fixtures_root()).unwrap() {
+        let proj = proj.unwrap().path();
+        for s in std::fs::read_dir(&proj).unwrap() {
+            let s = s.unwrap();
+            if s.file_type().unwrap().is_dir() {
+                let name = s.file_name().to_string_lossy().into_owned();
+                copy_dir(&s.path(), &env.project_dir().join(&name));
+                names.push(name);
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
