@@ -66,7 +66,12 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-fn num_flag(v: &Option<String>, flag: &str, default: u64, suffix: bool) -> Result<u64, ConfigError> {
+fn num_flag(
+    v: &Option<String>,
+    flag: &str,
+    default: u64,
+    suffix: bool,
+) -> Result<u64, ConfigError> {
     match v {
         None => Ok(default),
         Some(s) => {
@@ -134,12 +139,7 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
             )))
         }
     };
-    let vision = match o
-        .vision
-        .clone()
-        .or_else(|| env("AGENT_VISION"))
-        .as_deref()
-    {
+    let vision = match o.vision.clone().or_else(|| env("AGENT_VISION")).as_deref() {
         None | Some("off") => false,
         Some("on") => true,
         Some(x) => {
@@ -177,9 +177,7 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
             .and_then(|v| v.parse().ok())
             .filter(|&n: &usize| n > 0)
             .unwrap_or(100_000),
-        bash_mode: parse_bash_mode(
-            &env("BASH_AGENT_BASH_MODE").unwrap_or_else(|| "0467".into()),
-        ),
+        bash_mode: parse_bash_mode(&env("BASH_AGENT_BASH_MODE").unwrap_or_else(|| "0467".into())),
         verbose: o.verbose,
         vision,
     })

@@ -19,8 +19,17 @@ fn tool_round_trip_all_providers() {
         let env = Env::new();
         let mock = Mock::start(&env, &tool_script());
         let out = env.agent(&mock.base(p), p, &["--session", "s1", "write a file"]);
-        assert!(out.status.success(), "{p}: {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
-        assert_eq!(std::fs::read_to_string(env.cwd.join("out.txt")).unwrap(), "hello\n", "{p}");
+        assert!(
+            out.status.success(),
+            "{p}: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read_to_string(env.cwd.join("out.txt")).unwrap(),
+            "hello\n",
+            "{p}"
+        );
         let evs = events(&env.session_dir("s1").join("events.jsonl"));
         let t = types(&evs);
         assert_eq!(t[0], "session_start");
@@ -28,20 +37,36 @@ fn tool_round_trip_all_providers() {
         assert!(t.contains(&"tool_call".to_string()), "{p}: {t:?}");
         let tr = evs.iter().find(|e| e["type"] == "tool_result").unwrap();
         assert_eq!(tr["name"], "Write");
-        assert!(tr["content"].as_str().unwrap().starts_with("Write(out.txt) [1 lines, 6 bytes]"), "{p}: {tr}");
+        assert!(
+            tr["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("Write(out.txt) [1 lines, 6 bytes]"),
+            "{p}: {tr}"
+        );
         // The final stop is logged twice (reference §4.3).
         assert_eq!(&t[t.len() - 2..], ["stop", "stop"], "{p}");
         assert_eq!(evs[evs.len() - 1]["reason"], "end_turn");
-        let text: String = evs.iter().filter(|e| e["type"] == "text").map(|e| e["content"].as_str().unwrap()).collect();
+        let text: String = evs
+            .iter()
+            .filter(|e| e["type"] == "text")
+            .map(|e| e["content"].as_str().unwrap())
+            .collect();
         assert_eq!(text, "Writing.Done: wrote out.txt.", "{p}");
         // conversation: user, assistant(tool_use), tool results, assistant(final)
         let conv = env.read("s1", "conversation.jsonl");
         let lines: Vec<&str> = conv.lines().collect();
         assert_eq!(lines.len(), 4, "{p}: {conv}");
         assert_eq!(lines[0], r#"{"role":"user","content":"write a file"}"#);
-        assert!(lines[1].starts_with(r#"{"role":"assistant","content":[{"type":"thinking","thinking":"#), "{p}: {}", lines[1]);
+        assert!(
+            lines[1]
+                .starts_with(r#"{"role":"assistant","content":[{"type":"thinking","thinking":"#),
+            "{p}: {}",
+            lines[1]
+        );
         assert!(lines[2].starts_with(r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"OK: wrote 6 bytes to out.txt"#), "{p}: {}", lines[2]);
-        let stats = bash_agent::session::stats::Stats::load(&env.session_dir("s1").join("stats.json"));
+        let stats =
+            bash_agent::session::stats::Stats::load(&env.session_dir("s1").join("stats.json"));
         assert_eq!(stats.current_turn_count, 1);
         assert_eq!(stats.agent_request_count, 2);
         assert_eq!(stats.total_input_tokens, 250, "{p}");
@@ -62,9 +87,16 @@ fn tool_round_trip_all_providers() {
 fn retry_after_429_then_success() {
     for p in PROVIDERS {
         let env = Env::new();
-        let mock = Mock::start(&env, r#"[{"status":429,"retry_after":0},{"text":"ok","usage":{"input":1,"output":1}}]"#);
+        let mock = Mock::start(
+            &env,
+            r#"[{"status":429,"retry_after":0},{"text":"ok","usage":{"input":1,"output":1}}]"#,
+        );
         let out = env.agent(&mock.base(p), p, &["--session", "r", "hi"]);
-        assert!(out.status.success(), "{p}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{p}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let t = types(&events(&env.session_dir("r").join("events.jsonl")));
         assert!(t.contains(&"retry".to_string()), "{p}: {t:?}");
         assert_eq!(mock.requests().len(), 2);
@@ -75,15 +107,33 @@ fn retry_after_429_then_success() {
 fn cut_stream_fails_and_session_still_loads() {
     for p in PROVIDERS {
         let env = Env::new();
-        let mock = Mock::start(&env, r#"[{"text":"partial","cut":true},{"text":"second run ok","usage":{"input":1,"output":1}}]"#);
+        let mock = Mock::start(
+            &env,
+            r#"[{"text":"partial","cut":true},{"text":"second run ok","usage":{"input":1,"output":1}}]"#,
+        );
         let out = env.agent(&mock.base(p), p, &["--session", "c", "hi"]);
         assert_eq!(out.status.code(), Some(1), "{p}");
         let evs = events(&env.session_dir("c").join("events.jsonl"));
-        let err = evs.iter().find(|e| e["type"] == "error").expect("error event");
-        assert!(err["message"].as_str().unwrap().contains("Stream interrupted"), "{p}: {err}");
+        let err = evs
+            .iter()
+            .find(|e| e["type"] == "error")
+            .expect("error event");
+        assert!(
+            err["message"]
+                .as_str()
+                .unwrap()
+                .contains("Stream interrupted"),
+            "{p}: {err}"
+        );
         let out = env.agent(&mock.base(p), p, &["--continue", "again"]);
-        assert!(out.status.success(), "{p}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(env.read("c", "conversation.jsonl").contains("second run ok"));
+        assert!(
+            out.status.success(),
+            "{p}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(env
+            .read("c", "conversation.jsonl")
+            .contains("second run ok"));
     }
 }
 
@@ -91,25 +141,50 @@ fn cut_stream_fails_and_session_still_loads() {
 fn max_tokens_is_an_error() {
     for p in PROVIDERS {
         let env = Env::new();
-        let mock = Mock::start(&env, r#"[{"text":"long","stop":"max_tokens","usage":{"input":1,"output":1}}]"#);
+        let mock = Mock::start(
+            &env,
+            r#"[{"text":"long","stop":"max_tokens","usage":{"input":1,"output":1}}]"#,
+        );
         let out = env.agent(&mock.base(p), p, &["--session", "m", "hi"]);
         assert_eq!(out.status.code(), Some(1), "{p}");
         let evs = events(&env.session_dir("m").join("events.jsonl"));
-        assert!(evs.iter().any(|e| e["type"] == "error" && e["message"] == "Response truncated (max_tokens reached)"), "{p}");
+        assert!(
+            evs.iter().any(|e| e["type"] == "error"
+                && e["message"] == "Response truncated (max_tokens reached)"),
+            "{p}"
+        );
     }
 }
 
 #[test]
 fn interrupt_exits_130_and_keeps_session_consistent() {
     let env = Env::new();
-    let mock = Mock::start(&env, r#"[{"text":"a slow answer that takes a long time to stream","chunk":1,"delay_ms":200,"usage":{"input":1,"output":1}}]"#);
+    let mock = Mock::start(
+        &env,
+        r#"[{"text":"a slow answer that takes a long time to stream","chunk":1,"delay_ms":200,"usage":{"input":1,"output":1}}]"#,
+    );
     let mut c = env.cmd();
-    c.args(["--base-url", &mock.base("claude"), "--api-key", "k", "--session", "i", "hi"]);
-    c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    c.args([
+        "--base-url",
+        &mock.base("claude"),
+        "--api-key",
+        "k",
+        "--session",
+        "i",
+        "hi",
+    ]);
+    c.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
     let mut child = c.spawn().unwrap();
     let ev = env.session_dir("i").join("events.jsonl");
-    assert!(wait_for(20, || std::fs::read_to_string(&ev).unwrap_or_default().contains("\"type\":\"text\"")));
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::SIGINT).unwrap();
+    assert!(wait_for(20, || std::fs::read_to_string(&ev)
+        .unwrap_or_default()
+        .contains("\"type\":\"text\"")));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::SIGINT,
+    )
+    .unwrap();
     let t0 = std::time::Instant::now();
     let st = child.wait().unwrap();
     assert!(t0.elapsed().as_secs() < 5);
@@ -124,7 +199,11 @@ fn interrupt_exits_130_and_keeps_session_consistent() {
 fn stream_json_prints_exactly_the_event_lines() {
     let env = Env::new();
     let mock = Mock::start(&env, &tool_script());
-    let out = env.agent(&mock.base("claude"), "claude", &["--print", "--session", "j", "go"]);
+    let out = env.agent(
+        &mock.base("claude"),
+        "claude",
+        &["--print", "--session", "j", "go"],
+    );
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(stdout, env.read("j", "events.jsonl"));
@@ -133,18 +212,38 @@ fn stream_json_prints_exactly_the_event_lines() {
 #[test]
 fn second_agent_on_a_locked_session_exits_1() {
     let env = Env::new();
-    let mock = Mock::start(&env, r#"[{"text":"slow","chunk":1,"delay_ms":300,"usage":{"input":1,"output":1}}]"#);
+    let mock = Mock::start(
+        &env,
+        r#"[{"text":"slow","chunk":1,"delay_ms":300,"usage":{"input":1,"output":1}}]"#,
+    );
     let mut c = env.cmd();
-    c.args(["--base-url", &mock.base("claude"), "--api-key", "k", "--session", "busy", "hi"]);
+    c.args([
+        "--base-url",
+        &mock.base("claude"),
+        "--api-key",
+        "k",
+        "--session",
+        "busy",
+        "hi",
+    ]);
     c.stdout(std::process::Stdio::null());
     let mut first = c.spawn().unwrap();
     let ev = env.session_dir("busy").join("events.jsonl");
-    assert!(wait_for(20, || std::fs::read_to_string(&ev).unwrap_or_default().contains("user_input")));
+    assert!(wait_for(20, || std::fs::read_to_string(&ev)
+        .unwrap_or_default()
+        .contains("user_input")));
     let before = std::fs::read_to_string(&ev).unwrap();
-    let out = env.agent(&mock.base("claude"), "claude", &["--session", "busy", "again"]);
+    let out = env.agent(
+        &mock.base("claude"),
+        "claude",
+        &["--session", "busy", "again"],
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(&format!("session busy is in use by pid {}", first.id())), "{err}");
+    assert!(
+        err.contains(&format!("session busy is in use by pid {}", first.id())),
+        "{err}"
+    );
     assert!(std::fs::read_to_string(&ev).unwrap().starts_with(&before));
     let _ = first.kill();
     let _ = first.wait();
@@ -154,7 +253,11 @@ fn second_agent_on_a_locked_session_exits_1() {
 fn bad_session_names_are_refused_without_side_effects() {
     let env = Env::new();
     for name in ["../x", "a/b", ".hidden"] {
-        let out = env.cmd().args(["--api-key", "k", "--session", name, "hi"]).output().unwrap();
+        let out = env
+            .cmd()
+            .args(["--api-key", "k", "--session", name, "hi"])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{name}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("invalid session name"));
     }
@@ -166,8 +269,13 @@ fn missing_key_and_bad_flags() {
     let env = Env::new();
     let out = env.cmd().arg("hi").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("No API key. Set ANTHROPIC_API_KEY or use --api-key"));
-    let out = env.cmd().args(["--api-key", "k", "--max-context", "12x", "hi"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("No API key. Set ANTHROPIC_API_KEY or use --api-key"));
+    let out = env
+        .cmd()
+        .args(["--api-key", "k", "--max-context", "12x", "hi"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Invalid --max-context: 12x"));
     let out = env.cmd().args(["--bogus"]).output().unwrap();

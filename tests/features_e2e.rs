@@ -23,7 +23,6 @@ fn json(out: &std::process::Output) -> serde_json::Value {
 }
 
 #[test]
-#[ignore = "enable once the agent loop runs end to end (app.rs still says: agent not implemented)"]
 fn ledger_undo_and_search_after_a_real_run() {
     let env = Env::new();
     let mock = Mock::start(&env, SCRIPT);

@@ -320,6 +320,11 @@ fn crashed_run_leftovers_are_recovered_on_next_start() {
         "1",
     ]);
     std::fs::write(dir.join("notify.fifo"), wire.encode()).unwrap();
+    std::fs::write(
+        dir.join("notify.buf"),
+        Frame::new(["USER_NOTIFY", "buffered note"]).encode(),
+    )
+    .unwrap();
     let mock = Mock::start(&env, r#"[{"repeat":true,"text":"fine"}]"#);
     let o = env.agent(&mock.base("claude"), "claude", &["--session", "C", "hello"]);
     assert_eq!(
@@ -329,7 +334,11 @@ fn crashed_run_leftovers_are_recovered_on_next_start() {
         String::from_utf8_lossy(&o.stderr)
     );
     let body = mock.requests()[0]["body"].to_string();
-    assert!(body.contains("[sub-agent sub_old] ok"), "{body}");
+    assert!(body.contains("buffered note"), "{body}");
+    assert!(
+        body.contains("[sub-agent sub_old] ok"),
+        "the orphan's regular notify.fifo was lost: recover_stale must run before Session::init"
+    );
     assert!(body.contains("old answer"));
     assert!(!dir.join("agent_running.flag").exists());
     assert!(

@@ -23,7 +23,7 @@ fn concurrent_writers_lose_and_interleave_nothing() {
     let mut want = HashSet::new();
     let mut hs = Vec::new();
     for i in 0..50usize {
-        let size = if i % 3 == 0 {
+        let size = if i.is_multiple_of(3) {
             PIPE_BUF * 4 + i * 97
         } else {
             20 + i

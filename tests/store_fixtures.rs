@@ -12,12 +12,19 @@ fn every_fixture_line_reads() {
         let (evs, bad) = bash_agent::session::events::read_all(&dir.join("events.jsonl"));
         assert!(bad.is_empty(), "{n}: {bad:?}");
         assert!(!evs.is_empty());
-        let total = std::fs::read_to_string(dir.join("events.jsonl")).unwrap().lines().count();
+        let total = std::fs::read_to_string(dir.join("events.jsonl"))
+            .unwrap()
+            .lines()
+            .count();
         assert_eq!(evs.len(), total, "{n}");
-        let (conv, bad) = bash_agent::session::conversation::read_lines(&dir.join("conversation.jsonl"));
+        let (conv, bad) =
+            bash_agent::session::conversation::read_lines(&dir.join("conversation.jsonl"));
         assert_eq!(bad, 0, "{n}");
         let raw = std::fs::read_to_string(dir.join("conversation.jsonl")).unwrap();
-        assert_eq!(conv.len(), raw.lines().filter(|l| !l.trim().is_empty()).count());
+        assert_eq!(
+            conv.len(),
+            raw.lines().filter(|l| !l.trim().is_empty()).count()
+        );
         // Our own line builders reproduce the shell's assistant lines byte for byte.
         for l in &conv {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
@@ -27,7 +34,14 @@ fn every_fixture_line_reads() {
                     .iter()
                     .filter(|b| b["type"] == "tool_use")
                     .map(|b| {
-                        let raw = l.split(&format!("\"id\":\"{}\",\"name\":\"{}\",\"input\":", b["id"].as_str().unwrap(), b["name"].as_str().unwrap())).nth(1).unwrap();
+                        let raw = l
+                            .split(&format!(
+                                "\"id\":\"{}\",\"name\":\"{}\",\"input\":",
+                                b["id"].as_str().unwrap(),
+                                b["name"].as_str().unwrap()
+                            ))
+                            .nth(1)
+                            .unwrap();
                         let input_raw = first_json_value(raw);
                         bash_agent::session::conversation::ToolUse {
                             id: b["id"].as_str().unwrap().into(),
@@ -67,7 +81,10 @@ fn list_sessions_text_and_json_on_fixtures() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next().unwrap(), format!("{:<40} {:<16} {}", "NAME", "MODIFIED", "PREVIEW"));
+    assert_eq!(
+        lines.next().unwrap(),
+        format!("{:<40} {:<16} {}", "NAME", "MODIFIED", "PREVIEW")
+    );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), names.len());
     for r in &rows {
@@ -78,7 +95,11 @@ fn list_sessions_text_and_json_on_fixtures() {
     }
     let plans = rows.iter().find(|r| r.starts_with("plans ")).unwrap();
     assert!(plans.len() > 58, "plans has a summary preview: {plans}");
-    let out = env.cmd().args(["--list-sessions", "--json"]).output().unwrap();
+    let out = env
+        .cmd()
+        .args(["--list-sessions", "--json"])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let arr = v.as_array().unwrap();
     assert_eq!(arr.len(), names.len());
@@ -92,5 +113,8 @@ fn list_sessions_text_and_json_on_fixtures() {
 fn list_sessions_without_project() {
     let env = Env::new();
     let out = env.cmd().arg("--list-sessions").output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "No sessions found.\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "No sessions found.\n"
+    );
 }

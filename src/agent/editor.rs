@@ -14,7 +14,11 @@ pub struct Editor {
 }
 
 impl Editor {
-    pub fn start(session: &Session, running: Arc<AtomicBool>, cancel: Cancel) -> anyhow::Result<Editor> {
+    pub fn start(
+        session: &Session,
+        running: Arc<AtomicBool>,
+        cancel: Cancel,
+    ) -> anyhow::Result<Editor> {
         let _ = (running, cancel);
         let fifo = session.input_fifo();
         let h = std::thread::spawn(move || {

@@ -60,9 +60,8 @@ pub fn child_args(cfg: &Config) -> Vec<String> {
 impl Host {
     /// Record the after-state of files changed in the finished turn.
     pub fn end_turn(&self) {
-        let files: Vec<PathBuf> = std::mem::take(
-            &mut *self.touched.lock().unwrap_or_else(|p| p.into_inner()),
-        );
+        let files: Vec<PathBuf> =
+            std::mem::take(&mut *self.touched.lock().unwrap_or_else(|p| p.into_inner()));
         let turn = self.turn.load(Ordering::SeqCst);
         for f in files {
             crate::features::history::after_change(&self.session, turn, &f);
@@ -71,7 +70,12 @@ impl Host {
 }
 
 impl ToolHost for Host {
-    fn spawn_sub_agent(&self, prompt: &str, description: &str, fork: bool) -> Result<String, String> {
+    fn spawn_sub_agent(
+        &self,
+        prompt: &str,
+        description: &str,
+        fork: bool,
+    ) -> Result<String, String> {
         crate::agent::subagent::spawn(
             &self.session,
             &self.events,

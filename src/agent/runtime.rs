@@ -36,7 +36,10 @@ fn install_signals(cancel: &Cancel) -> Signals {
         let _ = signal_hook::flag::register(sig, s.term.clone());
     }
     // Writing to a closed pipe must be an error, not a silent death.
-    let _ = signal_hook::flag::register(signal_hook::consts::SIGPIPE, Arc::new(AtomicBool::new(false)));
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGPIPE,
+        Arc::new(AtomicBool::new(false)),
+    );
     s
 }
 
@@ -61,12 +64,11 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
     let stream_json = cfg.output == OutputFormat::StreamJson;
     let (opened, events) = open_session(&o, stream_json && mode != Mode::SubAgent)?;
     let session = opened.session.clone();
-    let recovered = crate::ipc::notify::recover_stale(&session);
+    let recovered = opened.recovered.clone();
     let cancel = Cancel::new();
     let signals = install_signals(&cancel);
     let input = InputChannel::open(&session)?;
-    let notify =
-        crate::ipc::notify::spawn_reader(&session, events.clone(), input.writer())?;
+    let notify = crate::ipc::notify::spawn_reader(&session, events.clone(), input.writer())?;
     let human = !stream_json && mode != Mode::SubAgent;
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let running = Arc::new(AtomicBool::new(false));
@@ -79,7 +81,8 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
             if crate::agent::editor::replay(&session, 10, &mut d) {
                 println!();
             }
-            let ed = crate::agent::editor::Editor::start(&session, running.clone(), cancel.clone())?;
+            let ed =
+                crate::agent::editor::Editor::start(&session, running.clone(), cancel.clone())?;
             let out = ed.printer();
             editor = Some(ed);
             Some(Mutex::new(DisplaySink {
@@ -145,7 +148,11 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
     notify.stop();
     if mode == Mode::SubAgent {
         if let Some(parent) = &o.sub_agent_notify {
-            let status = if code == EXIT_OK || code == EXIT_INTERRUPTED { "ok" } else { "failed" };
+            let status = if code == EXIT_OK || code == EXIT_INTERRUPTED {
+                "ok"
+            } else {
+                "failed"
+            };
             crate::agent::subagent::send_result(std::path::Path::new(parent), &session, status);
         }
     }
@@ -169,7 +176,9 @@ fn eprint_banner(color: bool) {
 
 fn eprint_goodbye(color: bool, id: &str) {
     if color {
-        println!("\x1b[36mGoodbye!\x1b[0m\n\x1b[90mResume with: --session {id}  or  --continue\x1b[0m");
+        println!(
+            "\x1b[36mGoodbye!\x1b[0m\n\x1b[90mResume with: --session {id}  or  --continue\x1b[0m"
+        );
     } else {
         println!("Goodbye!\nResume with: --session {id}  or  --continue");
     }
@@ -217,8 +226,7 @@ impl Runtime<'_> {
     }
 
     fn idle(&self) -> bool {
-        crate::ipc::counter::get(self.session) <= 0
-            && !crate::util::fsx::non_empty(&self.session.notify_buf())
+        crate::ipc::notify::nothing_pending(self.session)
     }
 
     /// Returns the exit code.
@@ -249,7 +257,9 @@ impl Runtime<'_> {
                             if sig.term.load(Ordering::SeqCst) {
                                 break;
                             }
-                            if sig.int.swap(false, Ordering::SeqCst) && self.mode != Mode::Interactive {
+                            if sig.int.swap(false, Ordering::SeqCst)
+                                && self.mode != Mode::Interactive
+                            {
                                 if one_shot {
                                     code = EXIT_INTERRUPTED;
                                 }
@@ -264,7 +274,9 @@ impl Runtime<'_> {
             let end = match msg {
                 InputMsg::SessionEnd => break,
                 InputMsg::Malformed(m) => {
-                    let line = crate::session::events::ev::error(&format!("malformed frame on input.fifo: {m}"));
+                    let line = crate::session::events::ev::error(&format!(
+                        "malformed frame on input.fifo: {m}"
+                    ));
                     let _ = self.emit.events.append(&line);
                     continue;
                 }
@@ -347,7 +359,10 @@ pub fn cmd_compact(o: &Opts) -> anyhow::Result<i32> {
 }
 
 /// Print the outcome of a manual compaction, log it, and map it to an exit code.
-pub fn report_compaction(out: &crate::agent::compact::CompactOutcome, events: &crate::session::events::EventLog) -> i32 {
+pub fn report_compaction(
+    out: &crate::agent::compact::CompactOutcome,
+    events: &crate::session::events::EventLog,
+) -> i32 {
     use crate::agent::compact::CompactOutcome;
     match out {
         CompactOutcome::Compacted { dropped, kept } => {

@@ -61,6 +61,8 @@ pub struct Opened {
     pub lock: SessionLock,
     pub is_new: bool,
     pub forked_from: Option<String>,
+    /// Undelivered notifications left by an earlier run (surfaced, then drained).
+    pub recovered: Option<Vec<crate::ipc::resp::Frame>>,
 }
 
 /// Choose the session, take its lock, fork if asked, init it.
@@ -84,6 +86,9 @@ pub fn open_session(o: &Opts, events_echo: bool) -> anyhow::Result<(Opened, Even
     let session = Session::new(&project, &id);
     session.create_dir()?;
     let lock = SessionLock::acquire(&session.dir, &id)?;
+    // Before init: init replaces a regular file named notify.fifo (left by an orphaned
+    // shell child) with a FIFO; recovery moves its frames into notify.buf first.
+    let recovered = crate::ipc::notify::recover_stale(&session);
     if let Some(src) = &forked_from {
         session.fork_from(&Session::new(&project, src))?;
     }
@@ -104,6 +109,7 @@ pub fn open_session(o: &Opts, events_echo: bool) -> anyhow::Result<(Opened, Even
             lock,
             is_new,
             forked_from,
+            recovered,
         },
         events,
     ))

@@ -32,7 +32,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -77,7 +77,9 @@ pub fn run(rt: &Runtime, line: &str) -> Action {
         "/status" => rt.emit.print(&status(rt)),
         "/exit" | "/quit" => return Action::Exit,
         "/new" => return Action::New,
-        "/sessions" => rt.emit.print(&crate::session::list::render_text(&rt.session.project_dir())),
+        "/sessions" => rt.emit.print(&crate::session::list::render_text(
+            &rt.session.project_dir(),
+        )),
         "/compact" => {
             let system = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
                 session: rt.session,
@@ -105,16 +107,18 @@ pub fn run(rt: &Runtime, line: &str) -> Action {
                     "manual",
                 ])),
                 CompactOutcome::NotNeeded => rt.emit.print("Nothing to compact.\n"),
-                CompactOutcome::Failed(m) => {
-                    rt.emit.emit(&crate::ipc::resp::Frame::new(["ERROR", m.as_str()]))
-                }
+                CompactOutcome::Failed(m) => rt
+                    .emit
+                    .emit(&crate::ipc::resp::Frame::new(["ERROR", m.as_str()])),
             }
         }
         "/undo" => {
             let n = arg.and_then(|a| a.parse().ok()).unwrap_or(1);
             match crate::features::history::undo(rt.session, n, false) {
                 Ok(r) => rt.emit.print(&format!("{r}\n")),
-                Err(e) => rt.emit.emit(&crate::ipc::resp::Frame::new(["ERROR", e.as_str()])),
+                Err(e) => rt
+                    .emit
+                    .emit(&crate::ipc::resp::Frame::new(["ERROR", e.as_str()])),
             }
         }
         _ => return Action::NotACommand,

@@ -88,7 +88,10 @@ pub fn drain_notifications(ctx: &TurnCtx) -> bool {
     }
     for f in &frames {
         if f.kind() == "USER_NOTIFY" {
-            let _ = ctx.emit.events.append(&crate::session::events::ev::user_notify(&f.field(1)));
+            let _ = ctx
+                .emit
+                .events
+                .append(&crate::session::events::ev::user_notify(&f.field(1)));
         }
         ctx.emit.show(f);
     }
@@ -96,8 +99,10 @@ pub fn drain_notifications(ctx: &TurnCtx) -> bool {
     if text.is_empty() {
         return false;
     }
-    if let Err(e) = conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)]) {
-        ctx.emit.warn(&format!("cannot write conversation.jsonl: {e}"));
+    if let Err(e) = conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)])
+    {
+        ctx.emit
+            .warn(&format!("cannot write conversation.jsonl: {e}"));
         return false;
     }
     true
@@ -118,7 +123,9 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
             .append(&crate::session::events::ev::user_input(input));
         let note = crate::features::history::take_pending_note(ctx.session);
         let text = conversation_text(ctx.session, input, note);
-        if let Err(e) = conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)]) {
+        if let Err(e) =
+            conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)])
+        {
             let msg = format!("cannot write conversation.jsonl: {e}");
             ctx.emit.emit(&Frame::new(["ERROR", msg.as_str()]));
             return TurnEnd::Error(msg);
@@ -136,7 +143,8 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
         }
         let system = build_prompt(ctx);
         if let Some(trigger) = auto_compact(ctx, &system) {
-            ctx.emit.emit(&Frame::new(["CONTEXT_UPDATE", "compact", trigger]));
+            ctx.emit
+                .emit(&Frame::new(["CONTEXT_UPDATE", "compact", trigger]));
         }
         match one_call(ctx, &system) {
             CallEnd::Continue => continue,
@@ -228,7 +236,8 @@ fn one_call(ctx: &TurnCtx, system: &str) -> CallEnd {
     };
     (ctx.on_first_output)();
     if let Some((u, speed)) = &st.usage {
-        crate::agent::host::ledger(ctx.session, ctx.cfg, "agent", u, *speed, &info);
+        let kind = if ctx.depth > 0 { "sub_agent" } else { "agent" };
+        crate::agent::host::ledger(ctx.session, ctx.cfg, kind, u, *speed, &info);
     }
     if ctx.cancel.is_cancelled() {
         persist(ctx, &st);
@@ -270,7 +279,8 @@ fn persist(ctx: &TurnCtx, st: &Partial) {
         lines.push(conv::tool_results_line(&st.results));
     }
     if let Err(e) = conv::append_lines(&ctx.session.conversation(), &lines) {
-        ctx.emit.warn(&format!("cannot write conversation.jsonl: {e}"));
+        ctx.emit
+            .warn(&format!("cannot write conversation.jsonl: {e}"));
     }
 }
 
@@ -372,7 +382,12 @@ fn run_tool(ctx: &TurnCtx, st: &mut Partial, name: String, id: String, input_raw
         out.display.clone(),
     ];
     if let Some((md, summary)) = &out.checklist {
-        fields.extend(["checklist".into(), md.clone(), "summary".into(), summary.clone()]);
+        fields.extend([
+            "checklist".into(),
+            md.clone(),
+            "summary".into(),
+            summary.clone(),
+        ]);
     }
     ctx.emit.emit(&Frame::new(fields));
     st.tools.push(ToolUse {
@@ -399,7 +414,12 @@ fn emit_tool_call(
         raw.to_string(),
     ];
     if let Some((md, summary)) = checklist {
-        fields.extend(["checklist".into(), md.clone(), "summary".into(), summary.clone()]);
+        fields.extend([
+            "checklist".into(),
+            md.clone(),
+            "summary".into(),
+            summary.clone(),
+        ]);
     } else if let Value::Object(m) = input {
         for (k, v) in m {
             fields.push(k.clone());

@@ -117,7 +117,9 @@ pub mod http;
 pub mod norm;
 pub mod openai;
 pub mod responses;
+pub mod retry;
 pub mod sse;
+pub mod transport;
 
 /// Run one streaming call. Blocks until the stream ends, fails, or `cancel` fires (then
 /// it returns promptly without a terminal event; the caller logs `stop interrupted`).

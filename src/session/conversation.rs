@@ -16,7 +16,10 @@ pub struct ToolUse {
 
 /// `{"role":"user","content":"…"}`
 pub fn user_text_line(content: &str) -> String {
-    Obj::new().str("role", "user").str("content", content).finish()
+    Obj::new()
+        .str("role", "user")
+        .str("content", content)
+        .finish()
 }
 
 /// `{"role":"assistant","content":[thinking, text, tool_use…]}` (thinking and text always present).
@@ -42,7 +45,10 @@ pub fn assistant_line(thinking: &str, text: &str, tools: &[ToolUse]) -> String {
         );
     }
     arr.push(']');
-    Obj::new().str("role", "assistant").raw("content", &arr).finish()
+    Obj::new()
+        .str("role", "assistant")
+        .raw("content", &arr)
+        .finish()
 }
 
 /// `{"role":"user","content":[{"type":"tool_result","tool_use_id":"…","content":"…"},…]}`
@@ -115,7 +121,12 @@ pub fn repair(lines: Vec<String>) -> Vec<String> {
             if !missing.is_empty() && results.is_empty() {
                 let r: Vec<(String, String)> = missing
                     .into_iter()
-                    .map(|id| (id, "Error: tool result lost (the run was interrupted)".into()))
+                    .map(|id| {
+                        (
+                            id,
+                            "Error: tool result lost (the run was interrupted)".into(),
+                        )
+                    })
                     .collect();
                 out.push(tool_results_line(&r));
             }
@@ -127,7 +138,12 @@ pub fn repair(lines: Vec<String>) -> Vec<String> {
     if !pending.is_empty() {
         let r: Vec<(String, String)> = pending
             .into_iter()
-            .map(|id| (id, "Error: tool result lost (the run was interrupted)".into()))
+            .map(|id| {
+                (
+                    id,
+                    "Error: tool result lost (the run was interrupted)".into(),
+                )
+            })
             .collect();
         out.push(tool_results_line(&r));
     }
@@ -156,7 +172,11 @@ pub fn tool_use_ids(v: &Value) -> Vec<String> {
 /// ids of tool_result blocks in a user line.
 pub fn tool_result_ids(v: &Value) -> Vec<String> {
     blocks(v, "tool_result")
-        .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str).map(String::from))
+        .filter_map(|b| {
+            b.get("tool_use_id")
+                .and_then(Value::as_str)
+                .map(String::from)
+        })
         .collect()
 }
 
@@ -214,9 +234,17 @@ mod tests {
     #[test]
     fn shapes() {
         assert_eq!(user_text_line("hi"), r#"{"role":"user","content":"hi"}"#);
-        let t = ToolUse { id: "toolu_1_2".into(), name: "Read".into(), input_raw: r#"{"path": "notes.txt"}"#.into() };
+        let t = ToolUse {
+            id: "toolu_1_2".into(),
+            name: "Read".into(),
+            input_raw: r#"{"path": "notes.txt"}"#.into(),
+        };
         assert_eq!(
-            assistant_line("I should look at the notes first.", "Reading the notes.", &[t]),
+            assistant_line(
+                "I should look at the notes first.",
+                "Reading the notes.",
+                &[t]
+            ),
             r#"{"role":"assistant","content":[{"type":"thinking","thinking":"I should look at the notes first."},{"type":"text","text":"Reading the notes."},{"type":"tool_use","id":"toolu_1_2","name":"Read","input":{"path": "notes.txt"}}]}"#
         );
         assert_eq!(
@@ -227,8 +255,16 @@ mod tests {
 
     #[test]
     fn repair_adds_missing_results() {
-        let t = ToolUse { id: "a".into(), name: "Bash".into(), input_raw: "{}".into() };
-        let lines = vec![user_text_line("x"), assistant_line("", "", &[t]), user_text_line("y")];
+        let t = ToolUse {
+            id: "a".into(),
+            name: "Bash".into(),
+            input_raw: "{}".into(),
+        };
+        let lines = vec![
+            user_text_line("x"),
+            assistant_line("", "", &[t]),
+            user_text_line("y"),
+        ];
         let fixed = repair(lines);
         assert_eq!(fixed.len(), 4);
         assert!(fixed[2].contains("\"tool_use_id\":\"a\""));
@@ -238,10 +274,7 @@ mod tests {
 
     #[test]
     fn last_output() {
-        let lines = vec![
-            assistant_line("t1", "a", &[]),
-            assistant_line("", "b", &[]),
-        ];
+        let lines = vec![assistant_line("t1", "a", &[]), assistant_line("", "b", &[])];
         assert_eq!(last_assistant_output(&lines), (String::new(), "b".into()));
     }
 }

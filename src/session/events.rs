@@ -11,20 +11,35 @@ pub mod ev {
     use super::Obj;
 
     pub fn session_start(id: &str) -> String {
-        Obj::new().str("type", "session_start").str("session_id", id).finish()
+        Obj::new()
+            .str("type", "session_start")
+            .str("session_id", id)
+            .finish()
     }
     pub fn user_input(content: &str) -> String {
-        Obj::new().str("type", "user_input").str("content", content).finish()
+        Obj::new()
+            .str("type", "user_input")
+            .str("content", content)
+            .finish()
     }
     /// Our addition (design decision 12): an injected USER_NOTIFY text.
     pub fn user_notify(content: &str) -> String {
-        Obj::new().str("type", "user_notify").str("content", content).finish()
+        Obj::new()
+            .str("type", "user_notify")
+            .str("content", content)
+            .finish()
     }
     pub fn text(content: &str) -> String {
-        Obj::new().str("type", "text").str("content", content).finish()
+        Obj::new()
+            .str("type", "text")
+            .str("content", content)
+            .finish()
     }
     pub fn thinking(content: &str) -> String {
-        Obj::new().str("type", "thinking").str("content", content).finish()
+        Obj::new()
+            .str("type", "thinking")
+            .str("content", content)
+            .finish()
     }
     /// `input_raw` must be valid JSON (see `util::jsonl::normalize_raw_object`).
     pub fn tool_call(name: &str, id: &str, input_raw: &str) -> String {
@@ -62,7 +77,10 @@ pub mod ev {
             .finish()
     }
     pub fn stop(reason: &str) -> String {
-        Obj::new().str("type", "stop").str("reason", reason).finish()
+        Obj::new()
+            .str("type", "stop")
+            .str("reason", reason)
+            .finish()
     }
     pub fn context_update(trigger: &str) -> String {
         Obj::new()
@@ -72,7 +90,10 @@ pub mod ev {
             .finish()
     }
     pub fn error(message: &str) -> String {
-        Obj::new().str("type", "error").str("message", message).finish()
+        Obj::new()
+            .str("type", "error")
+            .str("message", message)
+            .finish()
     }
     pub fn retry() -> String {
         Obj::new().str("type", "retry").finish()
@@ -237,12 +258,20 @@ mod tests {
 
     #[test]
     fn shapes_are_byte_exact() {
-        assert_eq!(ev::session_start("demo"), r#"{"type":"session_start","session_id":"demo"}"#);
+        assert_eq!(
+            ev::session_start("demo"),
+            r#"{"type":"session_start","session_id":"demo"}"#
+        );
         assert_eq!(
             ev::tool_call("Read", "toolu_1_2", r#"{"path": "notes.txt"}"#),
             r#"{"type":"tool_call","name":"Read","id":"toolu_1_2","input":{"path": "notes.txt"}}"#
         );
-        let u = Usage { input: 100, output: 20, cache_read: 0, cache_creation: 0 };
+        let u = Usage {
+            input: 100,
+            output: 20,
+            cache_read: 0,
+            cache_creation: 0,
+        };
         assert_eq!(
             ev::usage(&u, "agent"),
             r#"{"type":"usage","input_tokens":100,"output_tokens":20,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"kind":"agent"}"#
@@ -259,8 +288,14 @@ mod tests {
             ev::sub_agent_result("s", "ok", 5, 3, "", "1545 lines."),
             r#"{"type":"sub_agent_result","session_id":"s","status":"ok","input_tokens":5,"output_tokens":3,"thinking":"","text":"1545 lines."}"#
         );
-        assert_eq!(ev::context_update("auto"), r#"{"type":"context_update","kind":"compact","trigger":"auto"}"#);
-        assert_eq!(ev::async_task_result("task_1", 0, "ok\n"), r#"{"type":"async_task_result","task_id":"task_1","exit_code":0,"output":"ok\n"}"#);
+        assert_eq!(
+            ev::context_update("auto"),
+            r#"{"type":"context_update","kind":"compact","trigger":"auto"}"#
+        );
+        assert_eq!(
+            ev::async_task_result("task_1", 0, "ok\n"),
+            r#"{"type":"async_task_result","task_id":"task_1","exit_code":0,"output":"ok\n"}"#
+        );
         assert_eq!(ev::retry(), r#"{"type":"retry"}"#);
     }
 

@@ -120,7 +120,11 @@ mod tests {
             "NAME                                     MODIFIED         PREVIEW\nNo sessions found.\n"
         );
         fs::create_dir(d.path().join("s1")).unwrap();
-        fs::write(d.path().join("s1/summary.txt"), "\n".to_string() + &"x".repeat(70) + "\n").unwrap();
+        fs::write(
+            d.path().join("s1/summary.txt"),
+            "\n".to_string() + &"x".repeat(70) + "\n",
+        )
+        .unwrap();
         let t = render_text(d.path());
         let row = t.lines().nth(1).unwrap();
         assert!(row.starts_with(&format!("{:<40} ", "s1")));

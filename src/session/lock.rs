@@ -85,7 +85,10 @@ mod tests {
         let l = SessionLock::acquire(d.path(), "s").unwrap();
         // fs2 locks are per open file description, so a second open in-process conflicts.
         let e = SessionLock::acquire(d.path(), "s").unwrap_err();
-        assert_eq!(e.to_string(), format!("session s is in use by pid {}", std::process::id()));
+        assert_eq!(
+            e.to_string(),
+            format!("session s is in use by pid {}", std::process::id())
+        );
         assert_eq!(holder(d.path()), Some(std::process::id()));
         drop(l);
         assert_eq!(holder(d.path()), None);

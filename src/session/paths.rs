@@ -89,7 +89,9 @@ pub fn is_generated_id(s: &str) -> bool {
         && b[8] == b'-'
         && b[9..15].iter().all(u8::is_ascii_digit)
         && b[15] == b'-'
-        && b[16..].iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+        && b[16..]
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
 }
 
 /// Session names: `[A-Za-z0-9._-]+`, no leading `.` or `-`, at most 128 bytes.
@@ -128,7 +130,10 @@ mod tests {
     #[test]
     fn project_key_examples() {
         let cases = [
-            ("/Users/lloyd/My Projects/bash-agent", "-Users-lloyd-My-Projects-bash-agent"),
+            (
+                "/Users/lloyd/My Projects/bash-agent",
+                "-Users-lloyd-My-Projects-bash-agent",
+            ),
             ("/home/u/代码/x_y.z", "-home-u-x_y.z"),
             ("/srv/a--b/c d", "-srv-a-b-c-d"),
             ("/opt/@scope/pkg+1", "-opt-scope-pkg-1"),
@@ -153,7 +158,16 @@ mod tests {
             assert!(validate_session_name(ok).is_ok(), "{ok}");
         }
         let long = "a".repeat(129);
-        for bad in ["", "../x", "a/b", ".hidden", "-x", "a b", "é", long.as_str()] {
+        for bad in [
+            "",
+            "../x",
+            "a/b",
+            ".hidden",
+            "-x",
+            "a b",
+            "é",
+            long.as_str(),
+        ] {
             assert!(validate_session_name(bad).is_err(), "{bad}");
         }
         assert!(validate_session_name(&"a".repeat(128)).is_ok());

@@ -82,11 +82,23 @@ impl Stats {
             .num("compact_request_count", self.compact_request_count as i64)
             .num("total_input_tokens", self.total_input_tokens as i64)
             .num("total_output_tokens", self.total_output_tokens as i64)
-            .num("total_cache_read_tokens", self.total_cache_read_tokens as i64)
-            .num("total_cache_creation_tokens", self.total_cache_creation_tokens as i64)
+            .num(
+                "total_cache_read_tokens",
+                self.total_cache_read_tokens as i64,
+            )
+            .num(
+                "total_cache_creation_tokens",
+                self.total_cache_creation_tokens as i64,
+            )
             .num("current_context_tokens", self.current_context_tokens as i64)
-            .num("sub_agent_request_count", self.sub_agent_request_count as i64)
-            .num("last_call_speed_tok_per_sec", self.last_call_speed_tok_per_sec as i64)
+            .num(
+                "sub_agent_request_count",
+                self.sub_agent_request_count as i64,
+            )
+            .num(
+                "last_call_speed_tok_per_sec",
+                self.last_call_speed_tok_per_sec as i64,
+            )
             .str("last_updated", &self.last_updated)
             .finish()
     }
@@ -141,7 +153,11 @@ mod tests {
 
     #[test]
     fn key_order() {
-        let s = Stats { current_turn_count: 1, last_updated: "T".into(), ..Default::default() };
+        let s = Stats {
+            current_turn_count: 1,
+            last_updated: "T".into(),
+            ..Default::default()
+        };
         assert_eq!(
             s.to_line(),
             r#"{"current_turn_count":1,"agent_request_count":0,"compact_request_count":0,"total_input_tokens":0,"total_output_tokens":0,"total_cache_read_tokens":0,"total_cache_creation_tokens":0,"current_context_tokens":0,"sub_agent_request_count":0,"last_call_speed_tok_per_sec":0,"last_updated":"T"}"#
@@ -154,7 +170,15 @@ mod tests {
         let p = d.path().join("stats.json");
         std::fs::write(&p, "").unwrap();
         update(&p, |s| s.current_turn_count += 1).unwrap();
-        let s = update(&p, |s| s.add_usage(&Usage { input: 3, output: 4, cache_read: 5, cache_creation: 6 })).unwrap();
+        let s = update(&p, |s| {
+            s.add_usage(&Usage {
+                input: 3,
+                output: 4,
+                cache_read: 5,
+                cache_creation: 6,
+            })
+        })
+        .unwrap();
         assert_eq!(s.current_turn_count, 1);
         assert_eq!(Stats::load(&p).total_cache_creation_tokens, 6);
         assert!(std::fs::read_to_string(&p).unwrap().ends_with("Z\"}\n"));

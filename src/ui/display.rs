@@ -56,10 +56,15 @@ pub fn strip_escapes(s: &[u8], keep_sgr: bool) -> Vec<u8> {
             }
             Some(b']') => {
                 let mut j = i + 2;
-                while j < s.len() && s[j] != 0x07 && !(s[j] == 0x1b && s.get(j + 1) == Some(&b'\\')) {
+                while j < s.len() && s[j] != 0x07 && !(s[j] == 0x1b && s.get(j + 1) == Some(&b'\\'))
+                {
                     j += 1;
                 }
-                i = if j < s.len() && s[j] == 0x1b { j + 2 } else { j + 1 };
+                i = if j < s.len() && s[j] == 0x1b {
+                    j + 2
+                } else {
+                    j + 1
+                };
             }
             _ => i += 1,
         }
@@ -186,7 +191,11 @@ impl Display {
             "ASYNC_TASK_RESULT" => {
                 let code = frame.field(2);
                 let color = if code == "0" { CYAN } else { RED };
-                self.line(out, color, &format!("[bg-bash {}] exit_code={code}", frame.field(1)));
+                self.line(
+                    out,
+                    color,
+                    &format!("[bg-bash {}] exit_code={code}", frame.field(1)),
+                );
                 let o = frame.field(3);
                 let o = cut_chars(&o, 120, "");
                 let o = o.trim_end_matches('\n');
@@ -215,7 +224,11 @@ impl Display {
                 }
             }
             "CONTEXT_UPDATE" => {
-                self.line(out, CYAN, &format!("Context compacted ({}).", frame.field(2)));
+                self.line(
+                    out,
+                    CYAN,
+                    &format!("Context compacted ({}).", frame.field(2)),
+                );
             }
             "ERROR" => {
                 self.ensure_nl(out);

@@ -19,10 +19,24 @@ fn f(fields: &[&str]) -> Frame {
 #[test]
 fn thinking_then_text_gets_a_newline() {
     let mut d = Display::new(false, true);
-    let (out, _) = run(&mut d, &[f(&["THINKING", "hmm"]), f(&["TEXT", "Hi"]), f(&["TEXT", "!"])]);
+    let (out, _) = run(
+        &mut d,
+        &[
+            f(&["THINKING", "hmm"]),
+            f(&["TEXT", "Hi"]),
+            f(&["TEXT", "!"]),
+        ],
+    );
     assert_eq!(out, "\x1b[90mhmm\x1b[0m\nHi!");
     let mut d = Display::new(false, false);
-    let (out, _) = run(&mut d, &[f(&["THINKING", "a\n"]), f(&["TEXT", "b"]), f(&["USAGE", "1"])]);
+    let (out, _) = run(
+        &mut d,
+        &[
+            f(&["THINKING", "a\n"]),
+            f(&["TEXT", "b"]),
+            f(&["USAGE", "1"]),
+        ],
+    );
     assert_eq!(out, "a\nb");
 }
 
@@ -48,9 +62,21 @@ fn tool_calls_and_results() {
         &mut d,
         &[
             f(&["TEXT", "go"]),
-            f(&["TOOL_CALL", "Bash", "t", "{}", "command", &format!("a\nb{long}")]),
+            f(&[
+                "TOOL_CALL",
+                "Bash",
+                "t",
+                "{}",
+                "command",
+                &format!("a\nb{long}"),
+            ]),
             f(&["TOOL_RESULT", "t", "Read", "Read(a) [1 lines]\nbody"]),
-            f(&["TOOL_RESULT", "t", "Edit", "ok\n\x1b[31m-x\x1b[0m\x1b]0;title\x07"]),
+            f(&[
+                "TOOL_RESULT",
+                "t",
+                "Edit",
+                "ok\n\x1b[31m-x\x1b[0m\x1b]0;title\x07",
+            ]),
             f(&["TOOL_CALL", "PlanConfirm", "t", "{}"]),
             f(&["TOOL_CALL", "Bash", "t", "{}", "command", &"y".repeat(80)]),
         ],
@@ -65,7 +91,10 @@ fn tool_calls_and_results() {
         )
     );
     let mut d = Display::new(false, false);
-    let (out, _) = run(&mut d, &[f(&["TOOL_RESULT", "t", "Edit", "\x1b[31m-x\x1b[0m"])]);
+    let (out, _) = run(
+        &mut d,
+        &[f(&["TOOL_RESULT", "t", "Edit", "\x1b[31m-x\x1b[0m"])],
+    );
     assert_eq!(out, "-x\n");
 }
 
@@ -106,7 +135,10 @@ fn user_message_first_line_cut() {
     let long = "z".repeat(90);
     let (out, _) = run(
         &mut d,
-        &[f(&["USER_MESSAGE", "line one\nline two"]), f(&["USER_MESSAGE", &long])],
+        &[
+            f(&["USER_MESSAGE", "line one\nline two"]),
+            f(&["USER_MESSAGE", &long]),
+        ],
     );
     assert_eq!(out, format!("> line one\n> {}...\n", "z".repeat(77)));
 }

@@ -143,7 +143,10 @@ impl<'a> Scanner<'a> {
                 self.array(depth + 1)?;
                 Kind::Arr
             }
-            b't' | b'n' if self.s[self.p..].starts_with(b"true") || self.s[self.p..].starts_with(b"null") => {
+            b't' | b'n'
+                if self.s[self.p..].starts_with(b"true")
+                    || self.s[self.p..].starts_with(b"null") =>
+            {
                 self.p += 4;
                 Kind::Lit
             }
@@ -308,7 +311,11 @@ fn push_utf8(out: &mut Vec<u8>, cp: u32) {
 /// Decode a scanned string token (with its quotes) to bytes. `\u0000` is dropped (RESP
 /// fields handled by awk cannot carry NUL).
 pub fn decode(raw: &[u8]) -> Vec<u8> {
-    let t = if raw.len() >= 2 { &raw[1..raw.len() - 1] } else { &[][..] };
+    let t = if raw.len() >= 2 {
+        &raw[1..raw.len() - 1]
+    } else {
+        &[][..]
+    };
     let mut out = Vec::with_capacity(t.len());
     let mut i = 0;
     while i < t.len() {
@@ -329,7 +336,8 @@ pub fn decode(raw: &[u8]) -> Vec<u8> {
             b'u' if i + 4 <= t.len() => {
                 let mut cp = hex4(&t[i..i + 4]);
                 i += 4;
-                if (0xd800..0xdc00).contains(&cp) && t[i..].starts_with(b"\\u") && i + 6 <= t.len() {
+                if (0xd800..0xdc00).contains(&cp) && t[i..].starts_with(b"\\u") && i + 6 <= t.len()
+                {
                     let lo = hex4(&t[i + 2..i + 6]);
                     if (0xdc00..0xe000).contains(&lo) {
                         cp = 0x10000 + (cp - 0xd800) * 0x400 + (lo - 0xdc00);
@@ -349,7 +357,9 @@ mod tests {
     use super::*;
 
     fn get<'a>(m: &'a [Member], k: &str) -> Option<&'a Span> {
-        m.iter().find(|(key, _)| key == k.as_bytes()).map(|(_, v)| v)
+        m.iter()
+            .find(|(key, _)| key == k.as_bytes())
+            .map(|(_, v)| v)
     }
 
     #[test]
@@ -374,7 +384,11 @@ mod tests {
             br#"[1]"#,
             b"",
         ] {
-            assert!(object_line(bad).is_none(), "{:?}", String::from_utf8_lossy(bad));
+            assert!(
+                object_line(bad).is_none(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
         assert!(object_line(b"  {\"a\":true}\r").is_some());
     }
@@ -393,6 +407,9 @@ mod tests {
         want.extend_from_slice(&[0xed, 0xa0, 0x80]);
         want.extend_from_slice(b"x \\n\"/!");
         assert_eq!(decode(raw), want);
-        assert_eq!(decode(br#""\ud800\\udc00""#), b"\xed\xa0\x80\\udc00".to_vec());
+        assert_eq!(
+            decode(br#""\ud800\\udc00""#),
+            b"\xed\xa0\x80\\udc00".to_vec()
+        );
     }
 }

@@ -3,3 +3,4 @@ pub mod display;
 pub mod jscan;
 pub mod replay;
 pub mod replay_select;
+pub mod title;

@@ -125,7 +125,12 @@ mod tests {
         let mut f = tempfile::tempfile().expect("tempfile");
         f.write_all(content).expect("write");
         let got = start_offset(&mut f, turns).expect("scan");
-        assert_eq!(got, naive(content, turns), "turns={turns} len={}", content.len());
+        assert_eq!(
+            got,
+            naive(content, turns),
+            "turns={turns} len={}",
+            content.len()
+        );
     }
 
     #[test]
@@ -138,7 +143,9 @@ mod tests {
             let big = "x".repeat((i * 7919) % (3 * BLOCK));
             s.push_str(&format!("{{\"type\":\"text\",\"content\":\"{big}\"}}\n"));
             if i % 5 == 0 {
-                s.push_str("{\"type\":\"user_input\",\"content\":\"\\\"type\\\":\\\"user_input\\\"\"}\n");
+                s.push_str(
+                    "{\"type\":\"user_input\",\"content\":\"\\\"type\\\":\\\"user_input\\\"\"}\n",
+                );
             }
         }
         for turns in [0, 1, 2, 9, 10, 11, 35, 100] {
@@ -153,7 +160,10 @@ mod tests {
     fn marker_split_across_blocks() {
         for shift in 0..MARKER.len() + 2 {
             let pad = "y".repeat(BLOCK - shift);
-            let s = format!("{{\"a\":\"{pad}\",\"type\":\"user_input\"}}\n{{\"t\":1}}\n{}\n", "z".repeat(BLOCK));
+            let s = format!(
+                "{{\"a\":\"{pad}\",\"type\":\"user_input\"}}\n{{\"t\":1}}\n{}\n",
+                "z".repeat(BLOCK)
+            );
             check(s.as_bytes(), 1);
             check(s.as_bytes(), 10);
         }

@@ -40,7 +40,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         std::process::id(),
         crate::util::random_u64() & 0xffff_ffff
     ));
-    let mode = fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).ok();
+    let mode = fs::metadata(path)
+        .map(|m| m.permissions().mode() & 0o7777)
+        .ok();
     let res = (|| {
         let mut f = OpenOptions::new()
             .write(true)
@@ -75,7 +77,8 @@ pub fn touch(path: &Path) -> io::Result<()> {
 /// Read a file to string; missing file → empty string. Invalid UTF-8 is replaced.
 pub fn read_lossy(path: &Path) -> String {
     match fs::read(path) {
-        Ok(b) => String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        Ok(b) => String::from_utf8(b)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         Err(_) => String::new(),
     }
 }

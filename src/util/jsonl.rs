@@ -108,11 +108,17 @@ mod tests {
             .str("type", "text")
             .str("content", "a\"b\\c\n\t\u{1}/é\u{7f}")
             .finish();
-        assert_eq!(s, "{\"type\":\"text\",\"content\":\"a\\\"b\\\\c\\n\\t\\u0001/é\u{7f}\"}");
+        assert_eq!(
+            s,
+            "{\"type\":\"text\",\"content\":\"a\\\"b\\\\c\\n\\t\\u0001/é\u{7f}\"}"
+        );
     }
     #[test]
     fn raw_input_kept() {
-        assert_eq!(normalize_raw_object(" {\"path\": \"x\"} ").unwrap(), "{\"path\": \"x\"}");
+        assert_eq!(
+            normalize_raw_object(" {\"path\": \"x\"} ").unwrap(),
+            "{\"path\": \"x\"}"
+        );
         assert_eq!(normalize_raw_object("").unwrap(), "{}");
         assert!(normalize_raw_object("{\"a\":").is_none());
         assert!(normalize_raw_object("[1]").is_none());

@@ -162,7 +162,8 @@ pub fn wait_for(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
 }
 
 pub fn fixtures_root() -> PathBuf {
-    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shell-sessions/projects");
+    let local =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shell-sessions/projects");
     if local.is_dir() {
         return local;
     }
@@ -202,4 +203,3 @@ pub fn install_fixtures(env: &Env) -> Vec<String> {
     names.sort();
     names
 }
-

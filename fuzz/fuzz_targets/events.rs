@@ -1,0 +1,56 @@
+//! events.jsonl readers: `session::events::read_all` over a temp file must agree with
+//! serde_json line by line; the replay scanner (`ui::jscan::object_line`) must accept
+//! every object serde accepts, with the same keys.
+#![no_main]
+use bash_agent::session::events::read_all;
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+use std::io::Write;
+
+fuzz_target!(|data: &[u8]| {
+    let mut f = tempfile_in_tmp();
+    f.1.write_all(data).unwrap();
+    let (good, bad) = read_all(&f.0);
+    let _ = std::fs::remove_file(&f.0);
+    let mut lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
+    if data.ends_with(b"\n") {
+        lines.pop();
+    }
+    let (mut g, mut b) = (0, 0);
+    for l in &lines {
+        let text = String::from_utf8_lossy(l);
+        let t = text.trim_end_matches(['\n', '\r']);
+        if t.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(t) {
+            Ok(v) if v.get("type").and_then(Value::as_str).is_some() => g += 1,
+            _ => b += 1,
+        }
+        if let Ok(s) = std::str::from_utf8(l) {
+            if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(s.trim_end_matches('\r')) {
+                let scanned = bash_agent::ui::jscan::object_line(l).expect("jscan rejected valid JSON");
+                if !m.keys().any(|k| k.contains('\0')) {
+                    let keys: Vec<&[u8]> = m.keys().map(|k| k.as_bytes()).collect();
+                    let got: Vec<&[u8]> = scanned.iter().map(|(k, _)| k.as_slice()).collect();
+                    assert_eq!(got, keys);
+                }
+            }
+        } else {
+            let _ = bash_agent::ui::jscan::object_line(l);
+        }
+    }
+    assert_eq!((good.len(), bad.len()), (g, b));
+});
+
+fn tempfile_in_tmp() -> (std::path::PathBuf, std::fs::File) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let p = std::env::temp_dir().join(format!(
+        "bash-agent-fuzz-events-{}-{}.jsonl",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let f = std::fs::File::create(&p).unwrap();
+    (p, f)
+}

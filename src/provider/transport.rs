@@ -1,0 +1,252 @@
+//! The HTTP side of one attempt: settings, endpoint and headers, the shared ureq agent,
+//! and the worker thread that sends the request and hands body chunks over a channel
+//! (so the caller can poll for Ctrl+C while a read blocks).
+use super::{ProviderConfig, ProviderKind};
+use crate::util::cancel::Cancel;
+use std::io::Read;
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Transport settings.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// Backoff base (doubles per retry, ±50 % jitter).
+    pub retry_base_ms: u64,
+    pub max_retries: u32,
+    /// No byte for this long → error.
+    pub stall: Duration,
+    pub connect_timeout: Duration,
+    /// Upper bound for a server's `retry-after`.
+    pub max_retry_after: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            retry_base_ms: 500,
+            max_retries: 3,
+            stall: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(5),
+            max_retry_after: Duration::from_secs(30),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Defaults, with `BASH_AGENT_RETRY_BASE_MS` and `BASH_AGENT_STALL_MS` overrides.
+    pub fn from_env() -> HttpOptions {
+        let mut o = HttpOptions::default();
+        let env_u64 = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        if let Some(ms) = env_u64("BASH_AGENT_RETRY_BASE_MS") {
+            o.retry_base_ms = ms;
+        }
+        if let Some(ms) = env_u64("BASH_AGENT_STALL_MS").filter(|&m| m > 0) {
+            o.stall = Duration::from_millis(ms);
+        }
+        o
+    }
+}
+
+/// The endpoint URL for a provider.
+pub fn endpoint(cfg: &ProviderConfig) -> String {
+    let base = if cfg.base_url.is_empty() {
+        cfg.kind.default_base_url()
+    } else {
+        cfg.base_url.trim_end_matches('/')
+    };
+    let suffix = match cfg.kind {
+        ProviderKind::Claude => "/messages",
+        ProviderKind::OpenAi => "/chat/completions",
+        ProviderKind::Responses => "/responses",
+    };
+    format!("{base}{suffix}")
+}
+
+/// Request headers in the reference order (§1.1). No auth header when the key is empty.
+pub fn headers(cfg: &ProviderConfig) -> Vec<(&'static str, String)> {
+    let mut h = vec![("Content-Type", "application/json".to_string())];
+    match cfg.kind {
+        ProviderKind::Claude => {
+            if !cfg.api_key.is_empty() {
+                h.push(("x-api-key", cfg.api_key.clone()));
+            }
+            h.push(("anthropic-version", "2023-06-01".into()));
+            h.push(("User-Agent", user_agent()));
+            h.push(("x-app", "cli".into()));
+        }
+        ProviderKind::OpenAi | ProviderKind::Responses => {
+            if !cfg.api_key.is_empty() {
+                h.push(("Authorization", format!("Bearer {}", cfg.api_key)));
+            }
+            h.push(("User-Agent", user_agent()));
+        }
+    }
+    h
+}
+
+pub fn user_agent() -> String {
+    format!("bash-agent/{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// One agent per (stall, connect) setting, shared so connections are reused.
+pub(crate) fn agent(opts: &HttpOptions) -> ureq::Agent {
+    static AGENTS: Mutex<Vec<(Duration, Duration, ureq::Agent)>> = Mutex::new(Vec::new());
+    let mut list = AGENTS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, _, a)) = list
+        .iter()
+        .find(|(s, c, _)| *s == opts.stall && *c == opts.connect_timeout)
+    {
+        return a.clone();
+    }
+    let a = ureq::AgentBuilder::new()
+        .timeout_connect(opts.connect_timeout)
+        .timeout_read(opts.stall)
+        .timeout_write(Duration::from_secs(60))
+        .user_agent(&user_agent())
+        .build();
+    list.push((opts.stall, opts.connect_timeout, a.clone()));
+    a
+}
+
+/// Messages from the worker thread of one attempt.
+pub(crate) enum Msg {
+    Chunk(Vec<u8>),
+    Eof,
+    ReadErr(String),
+    Status {
+        code: u16,
+        retry_after: Option<Duration>,
+        body: String,
+    },
+    Transport {
+        msg: String,
+        retryable: bool,
+    },
+}
+
+pub(crate) fn spawn_worker(
+    agent: ureq::Agent,
+    url: Arc<String>,
+    hdrs: Arc<Vec<(&'static str, String)>>,
+    body: Arc<String>,
+    cancel: Cancel,
+) -> Receiver<Msg> {
+    let (tx, rx) = sync_channel::<Msg>(256);
+    let spawned = std::thread::Builder::new()
+        .name("provider-http".into())
+        .spawn(move || {
+            let mut r = agent.post(&url);
+            for (k, v) in hdrs.iter() {
+                r = r.set(k, v);
+            }
+            let resp = match r.send_string(&body) {
+                Ok(resp) => resp,
+                Err(ureq::Error::Status(code, resp)) => {
+                    let retry_after = resp
+                        .header("retry-after")
+                        .and_then(|v| v.trim().parse::<f64>().ok())
+                        .filter(|s| s.is_finite() && *s >= 0.0)
+                        .map(|s| Duration::from_secs_f64(s.min(3600.0)));
+                    let mut body = String::new();
+                    let _ = resp.into_reader().take(1 << 20).read_to_string(&mut body);
+                    let _ = tx.send(Msg::Status {
+                        code,
+                        retry_after,
+                        body,
+                    });
+                    return;
+                }
+                Err(ureq::Error::Transport(t)) => {
+                    let retryable = matches!(
+                        t.kind(),
+                        ureq::ErrorKind::ConnectionFailed | ureq::ErrorKind::Io
+                    );
+                    let _ = tx.send(Msg::Transport {
+                        msg: t.to_string(),
+                        retryable,
+                    });
+                    return;
+                }
+            };
+            let mut reader = resp.into_reader();
+            let mut buf = vec![0u8; 16 * 1024];
+            loop {
+                if cancel.is_cancelled() {
+                    return;
+                }
+                match reader.read(&mut buf) {
+                    Ok(0) => {
+                        let _ = tx.send(Msg::Eof);
+                        return;
+                    }
+                    Ok(n) => {
+                        if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
+                            // The caller is done (terminal event seen): drain a little so
+                            // the connection can go back to the pool.
+                            let _ =
+                                std::io::copy(&mut reader.take(64 * 1024), &mut std::io::sink());
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Msg::ReadErr(e.to_string()));
+                        return;
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        let (tx2, rx2) = sync_channel::<Msg>(1);
+        let _ = tx2.send(Msg::Transport {
+            msg: format!("cannot start HTTP thread: {e}"),
+            retryable: false,
+        });
+        return rx2;
+    }
+    rx
+}
+
+/// After the terminal event, let the worker read the (tiny) rest of the body for up to
+/// 200 ms so the connection goes back to the pool before the next call.
+pub(crate) fn drain_to_eof(rx: &Receiver<Msg>, cancel: &Cancel) {
+    let until = Instant::now() + Duration::from_millis(200);
+    while Instant::now() < until && !cancel.is_cancelled() {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(Msg::Chunk(_)) | Err(RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
+    }
+}
+
+/// Wait up to 50 ms for the next message (`None` on timeout). A vanished worker counts
+/// as a read error.
+pub(crate) fn recv(rx: &Receiver<Msg>) -> Option<Msg> {
+    match rx.recv_timeout(Duration::from_millis(50)) {
+        Ok(m) => Some(m),
+        Err(RecvTimeoutError::Timeout) => None,
+        Err(RecvTimeoutError::Disconnected) => Some(Msg::ReadErr("reader thread ended".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_and_headers() {
+        let mut c = super::super::body::tests::cfg(ProviderKind::Claude, "adaptive");
+        c.base_url = "http://h/v1/".into();
+        assert_eq!(endpoint(&c), "http://h/v1/messages");
+        let h = headers(&c);
+        assert_eq!(h[1], ("x-api-key", "sk-secret".to_string()));
+        c.kind = ProviderKind::OpenAi;
+        c.api_key.clear();
+        assert_eq!(endpoint(&c), "http://h/v1/chat/completions");
+        assert!(headers(&c).iter().all(|(k, _)| *k != "Authorization"));
+    }
+}
