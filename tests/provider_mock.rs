@@ -116,3 +116,34 @@ fn client_reuses_the_connection() {
         "keep-alive connection not reused"
     );
 }
+
+/// The example script of docs/readme/providers.md works as described.
+#[test]
+fn readme_example_script() {
+    let mock = Mock::start(
+        r#"[
+  {"thinking": "I should read it.", "tool_calls": [{"name": "Read", "input": {"path": "notes.txt"}}]},
+  {"when": "call_0", "status": 429, "retry_after": 0},
+  {"when": "call_0", "text": "The notes say hello.", "usage": {"input": 120, "output": 8}}
+]"#,
+    );
+    let cfg = mock.cfg(ProviderKind::OpenAi);
+    let mut msgs = vec![user("what do the notes say?")];
+    let (ev, _) = run(&cfg, &msgs, &fast_opts(), &Cancel::new());
+    assert_eq!(ev[0], StreamEvent::Thinking("I should read it.".into()));
+    assert_eq!(
+        ev[1],
+        StreamEvent::ToolCall {
+            name: "Read".into(),
+            id: "call_0".into(),
+            input_raw: r#"{"path":"notes.txt"}"#.into()
+        }
+    );
+    msgs.push(r#"{"role":"assistant","content":[{"type":"thinking","thinking":"I should read it."},{"type":"text","text":""},{"type":"tool_use","id":"call_0","name":"Read","input":{"path":"notes.txt"}}]}"#.into());
+    msgs.push(r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_0","content":"hello"}]}"#.into());
+    let (ev, info) = run(&cfg, &msgs, &fast_opts(), &Cancel::new());
+    assert_eq!(info.retries, 1);
+    assert_eq!(ev[0], StreamEvent::Retry);
+    assert_eq!(ev[1], StreamEvent::Text("The notes say hello.".into()));
+    assert_eq!(ev.last(), Some(&StreamEvent::Stop("end_turn".into())));
+}

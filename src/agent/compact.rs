@@ -191,14 +191,16 @@ fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
     let mut stop: Option<String> = None;
     let mut error: Option<String> = None;
     let stats_path = ctx.session.stats();
-    crate::provider::stream(&ctx.cfg.provider, &req, ctx.cancel, &mut |e| match e {
+    let mut billed = None;
+    let info = crate::provider::stream(&ctx.cfg.provider, &req, ctx.cancel, &mut |e| match e {
         StreamEvent::Retry => {
             text.clear();
             stop = None;
             error = None;
         }
         StreamEvent::Text(t) => text.push_str(&t),
-        StreamEvent::Usage { usage, .. } => {
+        StreamEvent::Usage { usage, speed } => {
+            billed = Some((usage, speed));
             let _ = ctx.events.append_quiet(&ev::usage(&usage, "compact"));
             let _ = stats::update(&stats_path, |st| {
                 st.compact_request_count += 1;
@@ -209,6 +211,9 @@ fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
         StreamEvent::Error(m) => error = Some(m),
         StreamEvent::Thinking(_) | StreamEvent::ToolCall { .. } => {}
     });
+    if let Some((u, speed)) = billed {
+        crate::agent::host::ledger(ctx.session, ctx.cfg, "compact", &u, speed, &info);
+    }
     if ctx.cancel.is_cancelled() {
         return Err("interrupted".into());
     }

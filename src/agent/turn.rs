@@ -141,8 +141,10 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
             ctx.emit.emit(&Frame::new(["STOP", "interrupted"]));
             return TurnEnd::Interrupted;
         }
-        let system = build_prompt(ctx);
+        let mut system = build_prompt(ctx);
         if let Some(trigger) = auto_compact(ctx, &system) {
+            // The new summary enters the prompt's <context-snapshot>.
+            system = build_prompt(ctx);
             ctx.emit
                 .emit(&Frame::new(["CONTEXT_UPDATE", "compact", trigger]));
         }

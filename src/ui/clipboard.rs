@@ -1,0 +1,113 @@
+//! Ctrl+V image paste (model-tools.md §8): a PNG from the clipboard (`wl-paste`, else
+//! `xclip`) is stored as `<session>/images/<N>.png` (N = highest existing number + 1)
+//! and `[Image #N]` is inserted. Any failure inserts nothing.
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+const TIMEOUT: Duration = Duration::from_secs(3);
+/// Largest image accepted from the clipboard.
+const MAX_BYTES: usize = 50 << 20;
+
+/// The next image number in `dir`: the highest `<N>.png` + 1 (1 when none).
+pub fn next_image_number(dir: &Path) -> u64 {
+    let mut max = 0;
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(n) = name.strip_suffix(".png").and_then(|s| s.parse::<u64>().ok()) {
+                max = max.max(n);
+            }
+        }
+    }
+    max + 1
+}
+
+/// Run a clipboard tool (own process group, bounded time and size); its stdout.
+fn run(prog: &str, args: &[&str]) -> Option<Vec<u8>> {
+    let mut child = Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .ok()?;
+    let mut out = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = (&mut out).take(MAX_BYTES as u64 + 1).read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                // Too slow (or unwaitable): kill the whole group.
+                let _ = nix::sys::signal::killpg(
+                    nix::unistd::Pid::from_raw(child.id() as i32),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let buf = reader.join().ok()?;
+    if status.is_some_and(|s| s.success()) && buf.len() <= MAX_BYTES {
+        Some(buf)
+    } else {
+        None
+    }
+}
+
+/// Grab a PNG from the clipboard, if a clipboard tool has one.
+pub fn clipboard_png() -> Option<Vec<u8>> {
+    let tools: [(&str, &[&str]); 2] = [
+        ("wl-paste", &["--no-newline", "--type", "image/png"]),
+        ("xclip", &["-selection", "clipboard", "-t", "image/png", "-o"]),
+    ];
+    tools
+        .iter()
+        .filter_map(|(p, a)| run(p, a))
+        .find(|b| b.starts_with(PNG_SIGNATURE))
+}
+
+/// Store `png` as the next image of `images_dir`; returns the `[Image #N]` tag.
+pub fn store_image(images_dir: &Path, png: &[u8]) -> std::io::Result<String> {
+    std::fs::create_dir_all(images_dir)?;
+    let n = next_image_number(images_dir);
+    crate::util::fsx::write_atomic(&images_dir.join(format!("{n}.png")), png)?;
+    Ok(format!("[Image #{n}]"))
+}
+
+/// Ctrl+V: clipboard PNG → stored image → its tag.
+pub fn paste_image(images_dir: &Path) -> Option<String> {
+    let png = clipboard_png()?;
+    store_image(images_dir, &png).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_follow_the_highest_image() {
+        let d = tempfile::tempdir().expect("tmp");
+        let dir = d.path().join("images");
+        assert_eq!(next_image_number(&dir), 1);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("1.png"), b"x").expect("w");
+        std::fs::write(dir.join("7.png"), b"x").expect("w");
+        std::fs::write(dir.join("notes.txt"), b"x").expect("w");
+        assert_eq!(next_image_number(&dir), 8);
+        let tag = store_image(&dir, b"\x89PNG\r\n\x1a\nDATA").expect("store");
+        assert_eq!(tag, "[Image #8]");
+        assert_eq!(std::fs::read(dir.join("8.png")).expect("r"), b"\x89PNG\r\n\x1a\nDATA");
+    }
+}
