@@ -64,6 +64,17 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
     let stream_json = cfg.output == OutputFormat::StreamJson;
     let (opened, events) = open_session(&o, stream_json && mode != Mode::SubAgent)?;
     let session = opened.session.clone();
+    if cfg.verbose {
+        eprintln!(
+            "[verbose] session {} ({}) at {}; provider {} model {} base {}",
+            session.id,
+            if opened.is_new { "new" } else { "resumed" },
+            session.dir.display(),
+            cfg.provider.kind.name(),
+            cfg.provider.model,
+            cfg.provider.base_url
+        );
+    }
     let recovered = opened.recovered.clone();
     let cancel = Cancel::new();
     let signals = install_signals(&cancel);

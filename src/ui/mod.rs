@@ -4,3 +4,7 @@ pub mod jscan;
 pub mod replay;
 pub mod replay_select;
 pub mod title;
+pub mod clipboard;
+pub mod editor_keys;
+pub mod interactive;
+pub mod printer;

@@ -1,0 +1,248 @@
+//! The interactive front end (model-tools.md §10): a line-editor thread that turns what
+//! the user types into frames on input.fifo (USER_INPUT, SESSION_END) and notify.fifo
+//! (USER_NOTIFY), while the runtime prints through [`Interactive::printer`].
+//!
+//! On a terminal it is rustyline (emacs keys, history, Ctrl+R, bracketed paste kept as
+//! one input, Ctrl+O inject, Ctrl+V image paste). The prompt stays at the bottom; lines
+//! typed while a turn runs are sent at once and the runtime runs them in order. Ctrl+C
+//! interrupts a running turn; at an idle prompt a second Ctrl+C in a row ends the
+//! session. Without a terminal, stdin is read one input per line until EOF.
+use crate::ipc::fifo::FifoWriter;
+use crate::ipc::resp::Frame;
+use crate::session::Session;
+use crate::ui::editor_keys::{self, classify, EditorHelper, ImagePasteHandler, InjectHandler, Submit};
+use crate::ui::printer::{self, Printer};
+use crate::util::cancel::Cancel;
+use rustyline::error::ReadlineError;
+use rustyline::{Config, EditMode, Editor, EventHandler, KeyEvent};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+
+/// What the editor needs from the runtime.
+pub struct InteractiveHooks {
+    /// True while a turn runs (set by the runtime).
+    pub running: Arc<AtomicBool>,
+    /// Cancels the running turn.
+    pub cancel: Cancel,
+    /// USER_INPUT and SESSION_END frames go here.
+    pub input_fifo: PathBuf,
+    /// Ctrl+O USER_NOTIFY frames go here.
+    pub notify_fifo: PathBuf,
+}
+
+/// The running editor.
+pub struct Interactive {
+    thread: Option<JoinHandle<()>>,
+    printer: Printer,
+    saved_termios: Option<nix::sys::termios::Termios>,
+    tty: bool,
+}
+
+fn send(w: &FifoWriter, frame: &Frame) -> bool {
+    w.send(frame).is_ok()
+}
+
+fn session_end(w: &FifoWriter) {
+    let _ = send(w, &Frame::new(["SESSION_END", "0"]));
+}
+
+/// Start the editor for `session`. On a terminal (stdin and stdout) the rustyline
+/// editor; otherwise plain line reading from stdin.
+pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Interactive> {
+    let writer = FifoWriter::open(&hooks.input_fifo)
+        .map_err(|e| anyhow::anyhow!("cannot open the input channel: {e}"))?;
+    let tty = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if !tty {
+        let thread = std::thread::Builder::new()
+            .name("stdin-reader".into())
+            .spawn(move || plain_loop(writer))?;
+        return Ok(Interactive {
+            thread: Some(thread),
+            printer: Printer::new(None, printer::term_cols()),
+            saved_termios: None,
+            tty,
+        });
+    }
+    let saved_termios = nix::sys::termios::tcgetattr(std::io::stdin()).ok();
+    let color = std::env::var_os("NO_COLOR").is_none();
+    let images_dir = session.images();
+    let (tx, rx) = mpsc::channel::<Option<Box<dyn printer::Sink>>>();
+    let thread = std::thread::Builder::new()
+        .name("line-editor".into())
+        .spawn(move || {
+            let mut rl = match build_editor(color, hooks.notify_fifo.clone(), images_dir) {
+                Ok(rl) => rl,
+                Err(e) => {
+                    let _ = tx.send(None);
+                    eprintln!("Error: cannot start the line editor: {e}");
+                    session_end(&writer);
+                    return;
+                }
+            };
+            let sink: Option<Box<dyn printer::Sink>> = match rl.create_external_printer() {
+                Ok(p) => Some(Box::new(p)),
+                Err(_) => None,
+            };
+            let _ = tx.send(sink);
+            editor_loop(&mut rl, &writer, &hooks);
+        })?;
+    let sink = rx.recv().ok().flatten();
+    Ok(Interactive {
+        thread: Some(thread),
+        printer: Printer::new(sink, printer::term_cols()),
+        saved_termios,
+        tty,
+    })
+}
+
+type Rl = Editor<EditorHelper, rustyline::history::DefaultHistory>;
+
+fn build_editor(color: bool, notify_fifo: PathBuf, images_dir: PathBuf) -> rustyline::Result<Rl> {
+    let config = Config::builder()
+        .edit_mode(EditMode::Emacs)
+        .auto_add_history(false)
+        .bracketed_paste(true)
+        .max_history_size(editor_keys::HISTORY_LOAD * 2)?
+        .build();
+    let mut rl: Rl = Editor::with_config(config)?;
+    rl.set_helper(Some(EditorHelper { color }));
+    rl.bind_sequence(
+        KeyEvent::ctrl('O'),
+        EventHandler::Conditional(Box::new(InjectHandler { notify_fifo })),
+    );
+    rl.bind_sequence(
+        KeyEvent::ctrl('V'),
+        EventHandler::Conditional(Box::new(ImagePasteHandler { images_dir })),
+    );
+    for entry in editor_keys::load_history(&editor_keys::history_path(), editor_keys::HISTORY_LOAD) {
+        let _ = rl.add_history_entry(entry);
+    }
+    Ok(rl)
+}
+
+fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
+    let history = editor_keys::history_path();
+    // A Ctrl+C at an idle prompt arms the exit; the next one (in a row) exits.
+    let mut armed = false;
+    loop {
+        match rl.readline(editor_keys::PROMPT) {
+            Ok(line) => {
+                armed = false;
+                match classify(&line) {
+                    Submit::Skip => continue,
+                    Submit::End => {
+                        session_end(writer);
+                        return;
+                    }
+                    Submit::Input => {
+                        let _ = rl.add_history_entry(line.as_str());
+                        let _ = editor_keys::append_history(&history, &line);
+                        if !send(writer, &Frame::new(["USER_INPUT", "0", line.as_str()])) {
+                            eprintln!("Error: the agent stopped reading input");
+                            return;
+                        }
+                    }
+                }
+            }
+            Err(ReadlineError::Interrupted) => {
+                if hooks.running.load(Ordering::SeqCst) {
+                    hooks.cancel.cancel();
+                    armed = false;
+                } else if armed {
+                    session_end(writer);
+                    return;
+                } else {
+                    armed = true;
+                    let _ = writeln!(std::io::stdout(), "(Press Ctrl+C again to exit)");
+                }
+            }
+            Err(ReadlineError::Eof) => {
+                session_end(writer);
+                return;
+            }
+            Err(e) => {
+                eprintln!("Error: line editor: {e}");
+                session_end(writer);
+                return;
+            }
+        }
+    }
+}
+
+/// No terminal: one input per line of stdin; `exit`/`quit` or EOF ends the session.
+fn plain_loop(writer: FifoWriter) {
+    let stdin = std::io::stdin();
+    let mut r = stdin.lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match r.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches('\n').trim_end_matches('\r');
+        match classify(line) {
+            Submit::Skip => continue,
+            Submit::End => break,
+            Submit::Input => {
+                if !send(&writer, &Frame::new(["USER_INPUT", "0", line])) {
+                    return;
+                }
+            }
+        }
+    }
+    session_end(&writer);
+}
+
+impl Interactive {
+    /// The writer for all display output while the editor runs (stdout and errors).
+    pub fn printer(&self) -> Box<dyn Write + Send> {
+        Box::new(self.printer.clone())
+    }
+
+    /// Whether the editor runs on a terminal (rustyline) rather than plain stdin.
+    pub fn is_tty(&self) -> bool {
+        self.tty
+    }
+
+    /// A turn ended: show any held-back partial output line (the prompt stays below).
+    pub fn turn_finished(&self) {
+        self.printer.flush_partial();
+        if self.tty {
+            self.printer.set_cols(printer::term_cols());
+        }
+    }
+
+    /// Whether the editor thread has ended (the user ended the session or stdin closed).
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().map_or(true, |t| t.is_finished())
+    }
+
+    /// The runtime is exiting. A finished editor is joined; one still waiting for a key
+    /// (the session ended another way) is left behind after the terminal mode is
+    /// restored, since the process is about to exit.
+    pub fn join(mut self) {
+        self.printer.detach();
+        if let Some(t) = self.thread.take() {
+            if t.is_finished() {
+                let _ = t.join();
+                return;
+            }
+            if let Some(saved) = &self.saved_termios {
+                let _ = nix::sys::termios::tcsetattr(
+                    std::io::stdin(),
+                    nix::sys::termios::SetArg::TCSANOW,
+                    saved,
+                );
+                // Bracketed paste off, cursor to a fresh line.
+                let mut out = std::io::stdout();
+                let _ = out.write_all(b"\x1b[?2004l\r\n");
+                let _ = out.flush();
+            }
+        }
+    }
+}
