@@ -9,5 +9,5 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --all-targets -- -D warnings
 echo "== cargo test"
-cargo test --all-targets -- --test-threads="${TEST_THREADS:-4}"
+cargo test --lib --bins --tests -- --test-threads="${TEST_THREADS:-4}"
 echo "== all tests passed"

@@ -32,7 +32,9 @@ fn awks() -> Vec<Vec<&'static str>> {
 }
 
 fn run_with_stdin(mut c: Command, input: &[u8]) -> Output {
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = c.spawn().expect("spawn");
     let mut stdin = child.stdin.take().expect("stdin");
     let data = input.to_vec();
@@ -67,7 +69,11 @@ fn awk_replay(awk: &[&str], selected: &[u8], rich: bool) -> Vec<u8> {
     }
     c.args(["-f", AWK]);
     let o = run_with_stdin(c, selected);
-    assert!(o.status.success(), "{awk:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{awk:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     o.stdout
 }
 
@@ -82,7 +88,9 @@ fn render(env: &Env, frames: &[u8]) -> Output {
 }
 
 fn show(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).replace('\r', "\\r").replace('\x1b', "\\e")
+    String::from_utf8_lossy(b)
+        .replace('\r', "\\r")
+        .replace('\x1b', "\\e")
 }
 
 /// Every check for one session already installed under `env`.
@@ -91,9 +99,16 @@ fn check_session(env: &Env, id: &str, turns: usize, expected: Option<&[u8]>) {
     let selected = select(&events, turns);
     let n = turns.to_string();
     let frames = bin(env, &["--session", id, "--replay-frames", &n]);
-    assert!(frames.status.success(), "{id}: {}", String::from_utf8_lossy(&frames.stderr));
+    assert!(
+        frames.status.success(),
+        "{id}: {}",
+        String::from_utf8_lossy(&frames.stderr)
+    );
     if let Some(want) = expected {
-        assert!(frames.stdout == want, "{id}: --replay-frames differs from the fixture");
+        assert!(
+            frames.stdout == want,
+            "{id}: --replay-frames differs from the fixture"
+        );
     }
     let human = bin(env, &["--session", id, "--replay", &n]);
     assert!(human.status.success());
@@ -108,7 +123,11 @@ fn check_session(env: &Env, id: &str, turns: usize, expected: Option<&[u8]>) {
         let rich = awk_replay(&awk, &selected, true);
         let rendered = render(env, &rich);
         assert!(rendered.status.success());
-        assert_eq!(show(&rendered.stdout), show(&human.stdout), "{id}: --replay vs {awk:?} | --render");
+        assert_eq!(
+            show(&rendered.stdout),
+            show(&human.stdout),
+            "{id}: --replay vs {awk:?} | --render"
+        );
         assert_eq!(show(&rendered.stderr), show(&human.stderr), "{id}: stderr");
     }
 }
@@ -118,7 +137,10 @@ fn fixtures_match_awk_expected_and_binary() {
     assert!(!awks().is_empty(), "no awk installed");
     let env = Env::new();
     let mut checked = 0;
-    for proj in std::fs::read_dir(fixtures_root()).expect("fixtures").flatten() {
+    for proj in std::fs::read_dir(fixtures_root())
+        .expect("fixtures")
+        .flatten()
+    {
         for e in std::fs::read_dir(proj.path()).expect("project").flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(id) = name.strip_suffix(".expected-replay.resp") else {
@@ -126,8 +148,11 @@ fn fixtures_match_awk_expected_and_binary() {
             };
             let dst = env.session_dir(id);
             std::fs::create_dir_all(&dst).expect("mkdir");
-            std::fs::copy(proj.path().join(id).join("events.jsonl"), dst.join("events.jsonl"))
-                .expect("copy");
+            std::fs::copy(
+                proj.path().join(id).join("events.jsonl"),
+                dst.join("events.jsonl"),
+            )
+            .expect("copy");
             let want = std::fs::read(e.path()).expect("expected");
             check_session(&env, id, 10, Some(&want));
             for turns in [1, 3] {
@@ -155,12 +180,28 @@ fn corpus() -> String {
         ev::thinking("think\nmore"),
         ev::text(""),
         ev::text("text with \u{7} bell and \u{1} soh"),
-        ev::tool_call("Bash", "t1", r#"{"command":"ls -l\n| wc","timeout":30,"background":false}"#),
+        ev::tool_call(
+            "Bash",
+            "t1",
+            r#"{"command":"ls -l\n| wc","timeout":30,"background":false}"#,
+        ),
         ev::tool_result("t1", "Bash", &"é".repeat(150)),
-        ev::tool_call("TodoWrite", "t2", r#"{"todos":[{"content":"a","status":"pending"}],"summary":"1 todo"}"#),
+        ev::tool_call(
+            "TodoWrite",
+            "t2",
+            r#"{"todos":[{"content":"a","status":"pending"}],"summary":"1 todo"}"#,
+        ),
         ev::tool_result("t2", "TodoWrite", "- [ ] a"),
-        ev::tool_call("Read", "t3", r#"{ "path" : "src/a.rs" , "offset" : 1.5e1 }"#),
-        ev::tool_result("t3", "Read", "Read(src/a.rs) [2 lines]\n1\tfn main() {}\n2\t"),
+        ev::tool_call(
+            "Read",
+            "t3",
+            r#"{ "path" : "src/a.rs" , "offset" : 1.5e1 }"#,
+        ),
+        ev::tool_result(
+            "t3",
+            "Read",
+            "Read(src/a.rs) [2 lines]\n1\tfn main() {}\n2\t",
+        ),
         ev::usage(&u, "agent"),
         ev::stop("tool_use"),
         ev::user_notify("also check tests"),

@@ -18,7 +18,10 @@ pub fn next_image_number(dir: &Path) -> u64 {
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(n) = name.strip_suffix(".png").and_then(|s| s.parse::<u64>().ok()) {
+            if let Some(n) = name
+                .strip_suffix(".png")
+                .and_then(|s| s.parse::<u64>().ok())
+            {
                 max = max.max(n);
             }
         }
@@ -70,7 +73,10 @@ fn run(prog: &str, args: &[&str]) -> Option<Vec<u8>> {
 pub fn clipboard_png() -> Option<Vec<u8>> {
     let tools: [(&str, &[&str]); 2] = [
         ("wl-paste", &["--no-newline", "--type", "image/png"]),
-        ("xclip", &["-selection", "clipboard", "-t", "image/png", "-o"]),
+        (
+            "xclip",
+            &["-selection", "clipboard", "-t", "image/png", "-o"],
+        ),
     ];
     tools
         .iter()
@@ -108,6 +114,9 @@ mod tests {
         assert_eq!(next_image_number(&dir), 8);
         let tag = store_image(&dir, b"\x89PNG\r\n\x1a\nDATA").expect("store");
         assert_eq!(tag, "[Image #8]");
-        assert_eq!(std::fs::read(dir.join("8.png")).expect("r"), b"\x89PNG\r\n\x1a\nDATA");
+        assert_eq!(
+            std::fs::read(dir.join("8.png")).expect("r"),
+            b"\x89PNG\r\n\x1a\nDATA"
+        );
     }
 }

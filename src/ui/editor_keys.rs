@@ -31,7 +31,11 @@ impl Validator for EditorHelper {}
 impl rustyline::Helper for EditorHelper {}
 
 impl Highlighter for EditorHelper {
-    fn highlight_prompt<'b, 's: 'b, 'p: 'b>(&'s self, prompt: &'p str, default: bool) -> Cow<'b, str> {
+    fn highlight_prompt<'b, 's: 'b, 'p: 'b>(
+        &'s self,
+        prompt: &'p str,
+        default: bool,
+    ) -> Cow<'b, str> {
         let _ = default;
         if self.color && prompt == PROMPT {
             Cow::Borrowed("\x1b[32m>\x1b[0m ")

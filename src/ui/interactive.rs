@@ -10,7 +10,9 @@
 use crate::ipc::fifo::FifoWriter;
 use crate::ipc::resp::Frame;
 use crate::session::Session;
-use crate::ui::editor_keys::{self, classify, EditorHelper, ImagePasteHandler, InjectHandler, Submit};
+use crate::ui::editor_keys::{
+    self, classify, EditorHelper, ImagePasteHandler, InjectHandler, Submit,
+};
 use crate::ui::printer::{self, Printer};
 use crate::util::cancel::Cancel;
 use rustyline::error::ReadlineError;
@@ -117,7 +119,8 @@ fn build_editor(color: bool, notify_fifo: PathBuf, images_dir: PathBuf) -> rusty
         KeyEvent::ctrl('V'),
         EventHandler::Conditional(Box::new(ImagePasteHandler { images_dir })),
     );
-    for entry in editor_keys::load_history(&editor_keys::history_path(), editor_keys::HISTORY_LOAD) {
+    for entry in editor_keys::load_history(&editor_keys::history_path(), editor_keys::HISTORY_LOAD)
+    {
         let _ = rl.add_history_entry(entry);
     }
     Ok(rl)
@@ -219,7 +222,7 @@ impl Interactive {
 
     /// Whether the editor thread has ended (the user ended the session or stdin closed).
     pub fn is_finished(&self) -> bool {
-        self.thread.as_ref().map_or(true, |t| t.is_finished())
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
     }
 
     /// The runtime is exiting. A finished editor is joined; one still waiting for a key

@@ -16,7 +16,7 @@ pub trait Sink: Send {
 
 impl<T: rustyline::ExternalPrinter + Send> Sink for T {
     fn print(&mut self, msg: String) -> io::Result<()> {
-        rustyline::ExternalPrinter::print(self, msg).map_err(|e| io::Error::new(io::ErrorKind::Other, e.to_string()))
+        rustyline::ExternalPrinter::print(self, msg).map_err(|e| io::Error::other(e.to_string()))
     }
 }
 
@@ -35,7 +35,7 @@ pub struct Printer(Arc<Mutex<Inner>>);
 /// Terminal columns of stdout (80 when unknown).
 pub fn term_cols() -> usize {
     let mut ws: libc::winsize = unsafe { std::mem::zeroed() }; // ok: plain C struct
-    // SAFETY: TIOCGWINSZ fills a winsize struct we own.
+                                                               // SAFETY: TIOCGWINSZ fills a winsize struct we own.
     let r = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) };
     if r == 0 && ws.ws_col > 0 {
         ws.ws_col as usize
@@ -84,7 +84,11 @@ fn full_rows_prefix(s: &str, cols: usize) -> usize {
             }
             continue;
         }
-        let w = if c == '\t' { 8 - col % 8 } else { char_width(c) };
+        let w = if c == '\t' {
+            8 - col % 8
+        } else {
+            char_width(c)
+        };
         if col + w > cols {
             // The char wraps: everything before it fills the row.
             cut = i;
@@ -111,7 +115,11 @@ fn last_sgr(s: &[u8], prev: &[u8]) -> Vec<u8> {
             }
             if j < s.len() && s[j] == b'm' {
                 let seq = &s[i..=j];
-                cur = if seq == b"\x1b[0m" || seq == b"\x1b[m" { Vec::new() } else { seq.to_vec() };
+                cur = if seq == b"\x1b[0m" || seq == b"\x1b[m" {
+                    Vec::new()
+                } else {
+                    seq.to_vec()
+                };
             }
             i = j + 1;
         } else {
@@ -244,14 +252,20 @@ mod tests {
         p.write_all(b"ld\n").expect("w");
         p.write_all(b"tail").expect("w");
         p.flush_partial();
-        assert_eq!(*log.lock().expect("l"), vec!["Hello\n", "world\n", "tail\n"]);
+        assert_eq!(
+            *log.lock().expect("l"),
+            vec!["Hello\n", "world\n", "tail\n"]
+        );
     }
 
     #[test]
     fn full_rows_are_released_and_colours_reopened() {
         let (mut p, log) = printer(4);
         p.write_all(b"\x1b[90mabcdefghij").expect("w");
-        assert_eq!(*log.lock().expect("l"), vec!["\x1b[90mabcdefgh\x1b[0m".to_string()]);
+        assert_eq!(
+            *log.lock().expect("l"),
+            vec!["\x1b[90mabcdefgh\x1b[0m".to_string()]
+        );
         p.write_all(b"\x1b[0m\n").expect("w");
         assert_eq!(log.lock().expect("l")[1], "\x1b[90mij\x1b[0m\n");
         assert_eq!(full_rows_prefix("世界x", 4), "世界".len());
