@@ -97,7 +97,7 @@ fn skills_are_found_and_substituted() {
     let d = dir.display();
     assert_eq!(
         out.conv,
-        format!("Skill: pdf\nBase directory: {d}\n\nUse {d}/run.sh\n")
+        format!("Skill: pdf\nBase directory: {d}\n\nUse {d}/run.sh")
     );
     assert_eq!(
         run(&c, "Skill", &json!({"name": ""})).conv,
