@@ -18,6 +18,8 @@ pub struct DisplaySink {
 pub struct Emitter {
     pub events: EventLog,
     pub display: Option<Mutex<DisplaySink>>,
+    /// Terminal title (§3.6.3): only when stderr is a TTY; holds the model name.
+    pub title_model: Option<String>,
 }
 
 /// The event line for a turn frame (ipc-sessions.md §1.6 step 7), if it has one.
@@ -88,6 +90,26 @@ impl Emitter {
     /// A warning that must not break the run.
     pub fn warn(&self, text: &str) {
         eprintln!("bash-agent: {text}");
+    }
+
+    /// Refresh the terminal title from stats.json (no-op unless stderr is a TTY).
+    pub fn title(&self, stats_path: &std::path::Path, busy: bool) {
+        if let Some(model) = &self.title_model {
+            let s = crate::session::stats::Stats::load(stats_path);
+            let t = crate::ui::title::title(&s, model, busy);
+            let mut e = std::io::stderr().lock();
+            let _ = e.write_all(t.as_bytes());
+            let _ = e.flush();
+        }
+    }
+
+    /// Finish the display's current line (end of a one-shot run).
+    pub fn finish(&self) {
+        if let Some(d) = &self.display {
+            let mut g = d.lock().unwrap_or_else(|p| p.into_inner());
+            let DisplaySink { display, out, .. } = &mut *g;
+            display.finish(out.as_mut());
+        }
     }
 
     /// Write raw text to the display's output (slash command output).

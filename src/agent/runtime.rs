@@ -114,6 +114,8 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
     let emit = Emitter {
         events: events.clone(),
         display,
+        title_model: (std::io::stderr().is_terminal() && mode != Mode::SubAgent)
+            .then(|| cfg.provider.model.clone()),
     };
     if let Some(frames) = recovered {
         emit.note(&format!(
@@ -229,10 +231,17 @@ impl Runtime<'_> {
             on_first_output: &stop,
             on_call_start: &start,
         };
+        self.emit.title(&self.session.stats(), true);
         let end = turn::run(&ctx, input, kind);
         self.spinner.stop();
         self.host.end_turn();
         self.running.store(false, Ordering::SeqCst);
+        // Idle, unless sub-agents or background tasks still run.
+        let busy = crate::ipc::counter::get(self.session) > 0;
+        self.emit.title(&self.session.stats(), busy);
+        if self.mode != Mode::Interactive {
+            self.emit.finish();
+        }
         end
     }
 

@@ -27,18 +27,7 @@ Keys: Ctrl+C interrupts a turn, Ctrl+O injects the line into the running turn,
       Ctrl+V pastes a clipboard image, Ctrl+R searches history.
 ";
 
-/// Thousands separators.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use crate::ui::title::thousands;
 
 fn status(rt: &Runtime) -> String {
     let s = Stats::load(&rt.session.stats());
@@ -124,14 +113,4 @@ pub fn run(rt: &Runtime, line: &str) -> Action {
         _ => return Action::NotACommand,
     }
     Action::Handled
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn thousands() {
-        assert_eq!(super::thousands(0), "0");
-        assert_eq!(super::thousands(1234567), "1,234,567");
-        assert_eq!(super::thousands(100), "100");
-    }
 }

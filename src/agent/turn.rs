@@ -327,6 +327,7 @@ fn record_usage(ctx: &TurnCtx, u: &Usage, speed: u64) {
         s.current_context_tokens = u.context();
         s.last_call_speed_tok_per_sec = speed;
     });
+    ctx.emit.title(&ctx.session.stats(), true);
     let n = |v: u64| v.to_string();
     ctx.emit.emit(&Frame::new([
         "USAGE".to_string(),

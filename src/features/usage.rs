@@ -302,15 +302,7 @@ fn row(w: usize, name: &str, t: &Totals) -> String {
 
 /// Thousands separators.
 pub fn fmt_n(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::ui::title::thousands(v)
 }
 
 fn render_table(
