@@ -91,7 +91,13 @@ fn random_frame(r: &mut Rng) -> Frame {
     let n = 1 + r.below(6);
     Frame(
         (0..n)
-            .map(|_| if r.chance(15) { Vec::new() } else { r.bytes(40) })
+            .map(|_| {
+                if r.chance(15) {
+                    Vec::new()
+                } else {
+                    r.bytes(40)
+                }
+            })
             .collect(),
     )
 }
@@ -128,7 +134,12 @@ fn check_resp_input(bytes: &[u8]) {
     input.push(b'\n');
     input.extend(good.encode());
     let (frames, _) = resp_decode(&input);
-    assert_eq!(frames.last(), Some(&good), "frame lost after {:?}", String::from_utf8_lossy(bytes));
+    assert_eq!(
+        frames.last(),
+        Some(&good),
+        "frame lost after {:?}",
+        String::from_utf8_lossy(bytes)
+    );
 }
 
 #[test]
@@ -161,8 +172,16 @@ fn resp_round_trip_and_random_bytes() {
         let one = frames[0].encode();
         let cut = 1 + r.below(one.len() - 1);
         let (got, skips) = resp_decode(&one[..cut]);
-        assert!(got.is_empty(), "prefix {:?} decoded", String::from_utf8_lossy(&one[..cut]));
-        assert!(skips >= 1, "prefix {:?} not reported", String::from_utf8_lossy(&one[..cut]));
+        assert!(
+            got.is_empty(),
+            "prefix {:?} decoded",
+            String::from_utf8_lossy(&one[..cut])
+        );
+        assert!(
+            skips >= 1,
+            "prefix {:?} not reported",
+            String::from_utf8_lossy(&one[..cut])
+        );
         // Random bytes.
         check_resp_input(&r.bytes(200));
     });
@@ -187,7 +206,11 @@ fn resp_mutated_streams() {
                 2 => wire.insert(at, *r.pick(b"*$\r\n0123456789")),
                 _ => {
                     // A count/length header with a huge or odd number.
-                    let h = format!("{}{}\r\n", r.pick(&["*", "$"]), r.pick(&["0", "-1", "99999999", "4097", "67108865", "x", ""]));
+                    let h = format!(
+                        "{}{}\r\n",
+                        r.pick(&["*", "$"]),
+                        r.pick(&["0", "-1", "99999999", "4097", "67108865", "x", ""])
+                    );
                     wire.splice(at..at, h.bytes());
                 }
             }
@@ -206,7 +229,10 @@ fn resp_caps_are_enforced() {
     assert!(f.is_empty() && skipped >= 1);
     // The largest allowed field count decodes.
     let big = Frame((0..resp::MAX_FIELDS).map(|_| b"x".to_vec()).collect());
-    assert_eq!(resp::decode_all(&big.encode(), |e| panic!("{e}")), vec![big]);
+    assert_eq!(
+        resp::decode_all(&big.encode(), |e| panic!("{e}")),
+        vec![big]
+    );
 }
 
 // ---------------------------------------------------------------- SSE
@@ -227,7 +253,11 @@ fn random_chunks<'a>(r: &mut Rng, bytes: &'a [u8]) -> Vec<&'a [u8]> {
     let mut rest = bytes;
     while !rest.is_empty() {
         let n = (1 + r.below(8)).min(rest.len());
-        let n = if r.chance(20) { rest.len().min(n * 16) } else { n };
+        let n = if r.chance(20) {
+            rest.len().min(n * 16)
+        } else {
+            n
+        };
         out.push(&rest[..n]);
         rest = &rest[n..];
         if r.chance(5) {
@@ -245,10 +275,17 @@ fn check_sse_input(r: &mut Rng, bytes: &[u8]) {
     for (_, d) in &whole {
         assert!(!d.contains('\r'), "a CR leaked into data");
     }
-    for kind in [ProviderKind::Claude, ProviderKind::OpenAi, ProviderKind::Responses] {
+    for kind in [
+        ProviderKind::Claude,
+        ProviderKind::OpenAi,
+        ProviderKind::Responses,
+    ] {
         let (evs, _) = run_text(kind, bytes);
         assert!(
-            matches!(evs.last(), Some(StreamEvent::Stop(_)) | Some(StreamEvent::Error(_))),
+            matches!(
+                evs.last(),
+                Some(StreamEvent::Stop(_)) | Some(StreamEvent::Error(_))
+            ),
             "{kind:?}: stream did not end in Stop/Error: {:?}",
             evs.last()
         );
@@ -267,7 +304,11 @@ fn sse_well_formed_streams_parse_exactly() {
             if r.chance(20) {
                 wire.extend(format!(": comment {}{eol}", r.below(99)).bytes());
             }
-            let name = if r.chance(30) { None } else { Some(format!("ev{}", r.below(9))) };
+            let name = if r.chance(30) {
+                None
+            } else {
+                Some(format!("ev{}", r.below(9)))
+            };
             let lines: Vec<String> = (0..1 + r.below(3))
                 .map(|_| r.text(20).replace(['\r', '\n'], "_"))
                 .collect();
@@ -284,7 +325,12 @@ fn sse_well_formed_streams_parse_exactly() {
             want.push((name.unwrap_or_else(|| "message".into()), lines.join("\n")));
         }
         let chunks = random_chunks(&mut r, &wire);
-        assert_eq!(sse_events(&chunks), want, "{:?}", String::from_utf8_lossy(&wire));
+        assert_eq!(
+            sse_events(&chunks),
+            want,
+            "{:?}",
+            String::from_utf8_lossy(&wire)
+        );
     });
 }
 
@@ -315,7 +361,11 @@ fn sse_random_and_mutated_provider_streams() {
         })
         .collect();
     budget(1500, 1.2, |i| {
-        let mut s = if i % 4 == 0 { r.bytes(300) } else { r.pick(&streams).clone() };
+        let mut s = if i % 4 == 0 {
+            r.bytes(300)
+        } else {
+            r.pick(&streams).clone()
+        };
         for _ in 0..r.below(6) {
             let at = r.below(s.len() + 1);
             match r.below(3) {
@@ -340,8 +390,15 @@ fn random_event_line(r: &mut Rng) -> String {
         1 => ev::thinking(&t),
         2 => ev::user_input(&t),
         3 => ev::tool_result("toolu_1", "Bash", &t),
-        4 => ev::tool_call("Write", "call_1", &format!("{{\"path\":{}}}", serde_json::to_string(&t).unwrap())),
-        5 => ev::stop(*r.pick(&["end_turn", "tool_use", "interrupted"])),
+        4 => ev::tool_call(
+            "Write",
+            "call_1",
+            &format!("{{\"path\":{}}}", serde_json::to_string(&t).unwrap()),
+        ),
+        5 => {
+            let reasons = ["end_turn", "tool_use", "interrupted"];
+            ev::stop(reasons[r.below(reasons.len())])
+        }
         _ => ev::error(&t),
     }
 }
@@ -410,8 +467,8 @@ fn events_reader_agrees_with_serde() {
             let line = random_event_line(&mut r).into_bytes();
             match r.below(8) {
                 0 => content.extend(&line[..r.below(line.len())]), // torn
-                1 => content.extend(r.bytes(40)),                   // garbage
-                2 => {}                                             // blank
+                1 => content.extend(r.bytes(40)),                  // garbage
+                2 => {}                                            // blank
                 3 => {
                     content.extend(&line);
                     content.push(b'\r');
@@ -438,7 +495,9 @@ fn events_reader_agrees_with_serde() {
 // ---------------------------------------------------------------- corpus
 
 fn corpus(kind: &str) -> Vec<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_corpus").join(kind);
+    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz_corpus")
+        .join(kind);
     let mut v: Vec<PathBuf> = std::fs::read_dir(&d)
         .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -29,7 +29,8 @@ fuzz_target!(|data: &[u8]| {
         }
         if let Ok(s) = std::str::from_utf8(l) {
             if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(s.trim_end_matches('\r')) {
-                let scanned = bash_agent::ui::jscan::object_line(l).expect("jscan rejected valid JSON");
+                let scanned =
+                    bash_agent::ui::jscan::object_line(l).expect("jscan rejected valid JSON");
                 if !m.keys().any(|k| k.contains('\0')) {
                     let keys: Vec<&[u8]> = m.keys().map(|k| k.as_bytes()).collect();
                     let got: Vec<&[u8]> = scanned.iter().map(|(k, _)| k.as_slice()).collect();

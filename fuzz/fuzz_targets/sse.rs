@@ -19,15 +19,24 @@ fn parse(chunks: &[&[u8]]) -> Vec<(String, String)> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&k, rest)) = data.split_first() else { return };
+    let Some((&k, rest)) = data.split_first() else {
+        return;
+    };
     let whole = parse(&[rest]);
     let at = (k as usize).min(rest.len());
     let step = 1 + (k as usize % 7);
     let mut chunks: Vec<&[u8]> = vec![&rest[..at]];
     chunks.extend(rest[at..].chunks(step));
     assert_eq!(parse(&chunks), whole);
-    for kind in [ProviderKind::Claude, ProviderKind::OpenAi, ProviderKind::Responses] {
+    for kind in [
+        ProviderKind::Claude,
+        ProviderKind::OpenAi,
+        ProviderKind::Responses,
+    ] {
         let (evs, _) = run_text(kind, rest);
-        assert!(matches!(evs.last(), Some(StreamEvent::Stop(_)) | Some(StreamEvent::Error(_))));
+        assert!(matches!(
+            evs.last(),
+            Some(StreamEvent::Stop(_)) | Some(StreamEvent::Error(_))
+        ));
     }
 });

@@ -95,11 +95,12 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
             let ed =
                 crate::agent::editor::Editor::start(&session, running.clone(), cancel.clone())?;
             let out = ed.printer();
+            let err = ed.printer();
             editor = Some(ed);
             Some(Mutex::new(DisplaySink {
                 display: d,
                 out,
-                err: Box::new(std::io::stderr()),
+                err,
             }))
         } else {
             Some(Mutex::new(DisplaySink {
