@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# Measure bash-agent against its budgets and write BENCHMARKS.md (also printed).
+#
+#   scripts/bench.sh                 # everything (~5-10 min the first time, data is reused)
+#   BENCH_RUNS=20 scripts/bench.sh   # more runs per figure (default 30; medians throughout)
+#   BENCH_SKIP_SEARCH=1 scripts/bench.sh   # skip the 100k-file Grep/Glob comparison
+#
+# Uses hyperfine when installed (tries apt-get), else a timing loop; strace for the fork
+# count; /usr/bin/time for peak RSS. Generated data lives under $BENCH_DIR (default
+# /tmp/bash-agent-bench) and is reused: 1,000 sessions, a 1 GB events.jsonl.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${BENCH_RUNS:-30}
+BENCH_DIR=${BENCH_DIR:-/tmp/bash-agent-bench}
+OUT_MD=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
+BIN=$ROOT/target/release/bash-agent
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+log() { printf '== %s\n' "$*" >&2; }
+have() { command -v "$1" >/dev/null 2>&1; }
+try_install() { # try_install CMD PACKAGE
+    have "$1" && return 0
+    log "$1 not found; trying apt-get install -y $2"
+    { apt-get install -y "$2" || sudo -n apt-get install -y "$2"; } >/dev/null 2>&1 || true
+    have "$1"
+}
+
+# ---------------------------------------------------------------- build (real HOME)
+cd "$ROOT"
+log "cargo build --release"
+cargo build --release --quiet
+log "cargo bench --bench sse"
+SSE_OUT=$(cargo bench --quiet --bench sse 2>/dev/null || true)
+SSE_PARSE=$(printf '%s\n' "$SSE_OUT" | grep -m1 -i 'sse parse' | grep -oE '[0-9.]+ MB/s' | grep -oE '[0-9.]+' || true)
+SSE_NORM=$(printf '%s\n' "$SSE_OUT" | grep -vi 'sse parse' | grep -m1 -oE '[0-9.]+ MB/s' | grep -oE '[0-9.]+' || true)
+
+HAVE_HF=0
+try_install hyperfine hyperfine && HAVE_HF=1
+try_install strace strace || true
+[[ -x /usr/bin/time ]] || try_install /usr/bin/time time || true
+
+SEARCH_TABLE=""
+if [[ ${BENCH_SKIP_SEARCH:-0} != 1 ]]; then
+    if [[ -x $ROOT/scripts/bench-search.sh ]]; then
+        log "scripts/bench-search.sh (Grep/Glob vs rg on 100k files)"
+        SEARCH_TABLE=$(BASH_AGENT_BIN=$BIN "$ROOT/scripts/bench-search.sh" 2>/dev/null || echo "bench-search.sh failed")
+    else
+        SEARCH_TABLE="scripts/bench-search.sh missing"
+    fi
+fi
+
+# ---------------------------------------------------------------- timing helpers
+# median_ms RUNS CMD...  → median wall time in ms (3 decimals); non-zero if CMD fails.
+median_ms() {
+    local runs=$1
+    shift
+    if [[ $HAVE_HF == 1 ]]; then
+        hyperfine -N --style none --warmup 3 --runs "$runs" --export-json "$TMP/hf.json" \
+            -- "$(printf '%q ' "$@")" >/dev/null 2>"$TMP/hf.err" || return 1
+        jq -r '.results[0].median * 1000 | . * 1000 | round / 1000' "$TMP/hf.json"
+    else
+        local i t0 t1
+        "$@" >/dev/null 2>&1 || return 1
+        : >"$TMP/times"
+        for ((i = 0; i < runs; i++)); do
+            t0=$(date +%s%N)
+            "$@" >/dev/null 2>&1 || return 1
+            t1=$(date +%s%N)
+            echo $(((t1 - t0) / 1000)) >>"$TMP/times"
+        done
+        sort -n "$TMP/times" | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f\n", m / 1000}'
+    fi
+}
+
+fmt() { [[ -n ${1:-} ]] && printf '%s' "$1" || printf 'n/a'; }
+verdict() { # verdict VALUE OP LIMIT → ✅ / ❌ / —
+    [[ -z ${1:-} || $1 == n/a ]] && { printf '—'; return; }
+    if awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN { exit !((op == "<") ? (a < b) : (op == ">") ? (a > b) : (a == b)) }'; then
+        printf '✅'
+    else
+        printf '❌'
+    fi
+}
+
+# ---------------------------------------------------------------- an isolated home
+mkdir -p "$BENCH_DIR/proj"
+PROJ=$(cd "$BENCH_DIR/proj" && pwd -P)
+KEY="-$(printf '%s' "$PROJ" | sed -E 's/[^A-Za-z0-9._]+/-/g; s/^-+//; s/-+$//')"
+REAL_HOME=$HOME
+export NO_COLOR=1 LANG=C.UTF-8 BASH_AGENT_RETRY_BASE_MS=20
+agent_env() { # agent_env HOME_DIR: point the agent at an isolated home
+    export HOME=$1 BASH_AGENT_HOME=$1
+}
+cd "$PROJ"
+
+# start-up
+agent_env "$BENCH_DIR/home-empty"
+mkdir -p "$HOME"
+log "start-up: --version"
+T_VERSION=$(median_ms "$((RUNS * 2))" "$BIN" --version || true)
+
+log "start-up: --list-sessions over 1,000 sessions"
+LIST_HOME=$BENCH_DIR/home-list
+if [[ ! -f $LIST_HOME/.complete ]]; then
+    rm -rf "$LIST_HOME"
+    P=$LIST_HOME/.bash-agent/projects/$KEY
+    mkdir -p "$P"
+    for i in $(seq -w 1 1000); do
+        d=$P/$(printf '20260101-%06d-%04x' "$((10#$i))" "$((10#$i))")
+        mkdir "$d"
+        printf '{"type":"session_start","session_id":"x"}\n{"type":"user_input","content":"task %s"}\n{"type":"stop","reason":"end_turn"}\n' "$i" >"$d/events.jsonl"
+        printf 'Summary of session %s: refactored the parser and added tests for the edge cases.\n' "$i" >"$d/summary.txt"
+        : >"$d/conversation.jsonl"
+    done
+    touch "$LIST_HOME/.complete"
+fi
+agent_env "$LIST_HOME"
+N_LISTED=$(($("$BIN" --list-sessions | wc -l) - 1))
+T_LIST=$(median_ms "$RUNS" "$BIN" --list-sessions || true)
+
+# ---------------------------------------------------------------- the scripted model
+start_mock() { # start_mock VAR SCRIPT_FILE RECORD → sets VAR to the server's URL
+    local f=$TMP/mock.url.$1 i
+    "$BIN" mock-server --script "$2" --record "$3" >"$f" &
+    PIDS+=($!)
+    for ((i = 0; i < 200; i++)); do
+        [[ -s $f ]] && break
+        sleep 0.05
+    done
+    printf -v "$1" '%s' "$(head -1 "$f")"
+}
+
+cat >"$TMP/oneshot.json" <<'EOF'
+[{"repeat": true, "text": "Hello from the benchmark: a short answer of a few words.", "usage": {"input": 1200, "output": 14}}]
+EOF
+cat >"$TMP/tool.json" <<'EOF'
+[{"when": "tool_result", "repeat": true, "text": "The file says hello.", "usage": {"input": 1300, "output": 6}},
+ {"repeat": true, "text": "Reading it.", "tool_calls": [{"name": "Read", "id": "toolu_1", "input": {"path": "hello.txt"}}], "usage": {"input": 1200, "output": 20}}]
+EOF
+cat >"$TMP/bash-tool.json" <<'EOF'
+[{"when": "tool_result", "repeat": true, "text": "Done."},
+ {"repeat": true, "tool_calls": [{"name": "Bash", "id": "toolu_2", "input": {"command": "echo hi"}}]}]
+EOF
+echo "hello" >"$PROJ/hello.txt"
+start_mock URL1 "$TMP/oneshot.json" "$TMP/rec1.jsonl"
+start_mock URL2 "$TMP/tool.json" "$TMP/rec2.jsonl"
+start_mock URL3 "$TMP/bash-tool.json" "$TMP/rec3.jsonl"
+RUNS_HOME=$BENCH_DIR/home-runs
+rm -rf "$RUNS_HOME"
+mkdir -p "$RUNS_HOME"
+agent_env "$RUNS_HOME"
+AGENT=("$BIN" --provider claude --api-key sk-bench)
+
+log "one-shot turn vs curl of the same request"
+"${AGENT[@]}" --base-url "$URL1/v1" "say hello" >/dev/null
+jq -c '.body' <(head -1 "$TMP/rec1.jsonl") >"$TMP/body.json"
+T_ONESHOT=$(median_ms "$RUNS" "${AGENT[@]}" --base-url "$URL1/v1" "say hello" || true)
+T_CURL=""
+if have curl; then
+    T_CURL=$(median_ms "$RUNS" curl -s -N -o /dev/null -H "content-type: application/json" -H "x-api-key: sk-bench" -H "anthropic-version: 2023-06-01" --data-binary "@$TMP/body.json" "$URL1/v1/messages" || true)
+fi
+T_OVERHEAD=""
+[[ -n $T_ONESHOT && -n $T_CURL ]] && T_OVERHEAD=$(awk -v a="$T_ONESHOT" -v b="$T_CURL" 'BEGIN { printf "%.1f", a - b }')
+
+log "one tool round trip (Read)"
+T_TOOL=$(median_ms "$RUNS" "${AGENT[@]}" --base-url "$URL2/v1" "read hello.txt" || true)
+T_TOOL_DELTA=""
+[[ -n $T_TOOL && -n $T_ONESHOT ]] && T_TOOL_DELTA=$(awk -v a="$T_TOOL" -v b="$T_ONESHOT" 'BEGIN { printf "%.1f", a - b }')
+
+log "peak RSS of a one-shot run"
+RSS_KB=""
+if [[ -x /usr/bin/time ]]; then
+    for i in 1 2 3 4 5; do
+        /usr/bin/time -v "${AGENT[@]}" --base-url "$URL1/v1" "say hello" 2>"$TMP/time.$i" >/dev/null || true
+        grep -m1 'Maximum resident set size' "$TMP/time.$i" | grep -oE '[0-9]+$' >>"$TMP/rss"
+    done
+    RSS_KB=$(sort -n "$TMP/rss" | awk '{a[NR]=$1} END { print a[int((NR+1)/2)] }')
+fi
+RSS_MB=""
+[[ -n $RSS_KB ]] && RSS_MB=$(awk -v k="$RSS_KB" 'BEGIN { printf "%.1f", k / 1024 }')
+
+log "processes forked per turn (strace)"
+FORKS="" THREADS="" FORKS_BASH=""
+count_forks() { # count_forks URL PROMPT → "processes threads"
+    strace -f -qq -e trace=clone,clone3,fork,vfork -o "$TMP/strace.txt" "${AGENT[@]}" --base-url "$1" "$2" >/dev/null 2>&1 || true
+    local calls
+    calls=$(grep -E '(clone3?|v?fork)\(' "$TMP/strace.txt" | grep -v 'resumed>' || true)
+    printf '%s %s\n' "$(printf '%s\n' "$calls" | grep -E '(clone3?|v?fork)\(' | grep -vc 'CLONE_THREAD' || true)" \
+        "$(printf '%s\n' "$calls" | grep -c 'CLONE_THREAD' || true)"
+}
+if have strace; then
+    read -r FORKS THREADS < <(count_forks "$URL1/v1" "say hello")
+    read -r FORKS_BASH _ < <(count_forks "$URL3/v1" "run echo")
+fi
+
+# ---------------------------------------------------------------- replay from 1 GB
+log "replay of the last 10 turns from a 1 GB events.jsonl"
+REPLAY_HOME=$BENCH_DIR/home-replay
+BIG=$REPLAY_HOME/.bash-agent/projects/$KEY/big/events.jsonl
+if [[ ! -f $BIG || $(stat -c %s "$BIG") -lt 1000000000 ]]; then
+    mkdir -p "$(dirname "$BIG")"
+    python3 - "$BIG" <<'PY'
+import json, sys
+turn = []
+for t in range(40):
+    turn += [
+        {"type": "user_input", "content": f"please fix bug {t} in the parser"},
+        {"type": "thinking", "content": "Let me look at the code first. " * 4},
+        {"type": "text", "content": "Reading the file."},
+        {"type": "tool_call", "name": "Read", "id": f"toolu_{t}", "input": {"path": "src/parser.rs"}},
+        {"type": "tool_result", "tool_use_id": f"toolu_{t}", "name": "Read",
+         "content": "".join(f"{i:6}\tfn line_{i}() {{ let x = {i}; }}\n" for i in range(40))},
+        {"type": "usage", "input_tokens": 1200, "output_tokens": 80, "cache_read_input_tokens": 0,
+         "cache_creation_input_tokens": 0, "kind": "agent"},
+        {"type": "text", "content": f"Fixed bug {t}: the off-by-one in the tokenizer."},
+        {"type": "stop", "reason": "end_turn"},
+        {"type": "stop", "reason": "end_turn"},
+    ]
+block = "".join(json.dumps(e, separators=(",", ":"), ensure_ascii=False) + "\n" for e in turn).encode()
+with open(sys.argv[1], "wb") as f:
+    f.write(b'{"type":"session_start","session_id":"big"}\n')
+    written = 0
+    while written < 1_000_000_000:
+        f.write(block)
+        written += len(block)
+PY
+fi
+BIG_MB=$(($(stat -c %s "$BIG") / 1000000))
+agent_env "$REPLAY_HOME"
+T_REPLAY=""
+REPLAY_NOTE=""
+if "$BIN" --session big --replay-frames >"$TMP/replay.out" 2>"$TMP/replay.err"; then
+    cat "$BIG" >/dev/null 2>&1 || true # page cache warm for every figure alike
+    T_REPLAY=$(median_ms "$RUNS" "$BIN" --session big --replay-frames || true)
+    REPLAY_NOTE="$(wc -c <"$TMP/replay.out") bytes of frames"
+else
+    REPLAY_NOTE="failed: $(head -c 120 "$TMP/replay.err" | tr '\n' ' ')"
+fi
+
+# ---------------------------------------------------------------- report
+HOME=$REAL_HOME
+cd "$ROOT"
+CPU=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || uname -m)
+MEM=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || echo "?")
+TOOL=$([[ $HAVE_HF == 1 ]] && hyperfine --version || echo "timing loop (date +%s%N)")
+REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")
+DIRTY=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo " + uncommitted changes" || true)
+
+{
+    echo "# Benchmarks"
+    echo
+    echo "Measured by \`scripts/bench.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'). Every time is the median of"
+    echo "$RUNS runs (start-up: $((RUNS * 2))) after 3 warm-up runs, with $TOOL; release build."
+    echo
+    echo "- Machine: $(nproc) CPU(s), $CPU, $MEM RAM, $(uname -sr)"
+    echo "- Build: $(rustc --version 2>/dev/null || echo rustc), commit $REV$DIRTY"
+    echo
+    echo "| Measure | Result | Target | |"
+    echo "| --- | ---: | ---: | :-: |"
+    echo "| Start-up: \`--version\` | $(fmt "$T_VERSION") ms | | |"
+    echo "| Start-up: \`--list-sessions\` over $N_LISTED sessions | $(fmt "$T_LIST") ms | | |"
+    echo "| One-shot turn, wall time (scripted server, new session) | $(fmt "$T_ONESHOT") ms | | |"
+    echo "| Same request with \`curl\` (server + curl start-up) | $(fmt "$T_CURL") ms | | |"
+    echo "| **One-shot overhead on top of the server** (agent − curl) | $(fmt "$T_OVERHEAD") ms | < 10 ms | $(verdict "$T_OVERHEAD" "<" 10) |"
+    echo "| One tool round trip (Read; two model calls), wall | $(fmt "$T_TOOL") ms | | |"
+    echo "| … of which the tool call and second model call | $(fmt "$T_TOOL_DELTA") ms | | |"
+    echo "| SSE parsing throughput (\`cargo bench --bench sse\`) | $(fmt "$SSE_PARSE") MB/s | > 200 MB/s | $(verdict "$SSE_PARSE" ">" 200) |"
+    echo "| SSE parsing + Anthropic normaliser | $(fmt "$SSE_NORM") MB/s | | |"
+    echo "| Replay last 10 turns from a $BIG_MB MB events.jsonl (\`--replay-frames\`) | $(fmt "$T_REPLAY") ms | < 20 ms | $(verdict "$T_REPLAY" "<" 20) |"
+    echo "| Peak RSS of a one-shot run (median of 5) | $(fmt "$RSS_MB") MB | < 15 MB | $(verdict "$RSS_MB" "<" 15) |"
+    echo "| Processes forked per turn without tools | $(fmt "$FORKS") | 0 | $(verdict "$FORKS" "=" 0) |"
+    echo
+    echo "Notes:"
+    echo "- One-shot overhead: the agent's wall time minus a \`curl\` of the very request the agent"
+    echo "  sent (taken from the server's record), both against the same loopback scripted server."
+    echo "  Both include a process start; the difference is what the agent adds (start-up, session"
+    echo "  files, prompt, request build, SSE parse, event writes, exit)."
+    echo "- Replay: ${REPLAY_NOTE}; warm page cache."
+    echo "- Forks: \`strace -f -e trace=clone,clone3,fork,vfork\` over a whole one-shot run; calls"
+    echo "  without \`CLONE_THREAD\` are processes, the others threads (${THREADS:-?} threads in that run)."
+    echo "  Check of the method: the same run with one Bash tool call shows $(fmt "$FORKS_BASH") process(es)."
+    if [[ -n $SEARCH_TABLE ]]; then
+        echo
+        echo "Grep and Glob (in-process) against ripgrep, \`scripts/bench-search.sh\` (mean of its runs):"
+        echo
+        echo '```'
+        printf '%s\n' "$SEARCH_TABLE"
+        echo '```'
+    fi
+} >"$TMP/report.md"
+
+cp "$TMP/report.md" "$OUT_MD"
+cat "$TMP/report.md"
+log "written to $OUT_MD"
