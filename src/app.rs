@@ -115,7 +115,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 record,
             } => crate::mock::cmd(script, *port, record.as_deref()),
             Command::Tool { name, input } => crate::tools::cmd_tool(o, name, input),
-            Command::Compact => crate::agent::runtime::cmd_compact(o),
+            Command::Compact => crate::agent::commands::cmd_compact(o),
             Command::Undo { turns, force } => crate::features::history::cmd_undo(o, *turns, *force),
             Command::Usage { all, since } => {
                 crate::features::ledger::cmd_usage(o, *all, since.as_deref())

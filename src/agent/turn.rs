@@ -8,9 +8,8 @@ use crate::provider::{self, Request, StreamEvent};
 use crate::session::conversation::{self as conv, ToolUse};
 use crate::session::stats::{self, Usage};
 use crate::session::Session;
-use crate::tools::{self, ToolCtx, ToolHost};
+use crate::tools::{self, ToolHost};
 use crate::util::cancel::Cancel;
-use serde_json::Value;
 use std::path::PathBuf;
 
 /// Turn kind: a user's input, or a wakeup by notifications (no input of its own).
@@ -43,71 +42,6 @@ pub struct TurnCtx<'a> {
     pub on_call_start: &'a (dyn Fn() + Sync),
 }
 
-/// The text that goes to the conversation for a user input: `[Image #N]` mappings
-/// (ipc-sessions.md §1.6 step 3) and a pending undo note.
-pub fn conversation_text(session: &Session, input: &str, note: Option<String>) -> String {
-    let mut text = String::new();
-    if let Some(n) = note {
-        text.push_str(&n);
-        text.push_str("\n\n");
-    }
-    text.push_str(input);
-    let mut maps = Vec::new();
-    let mut rest = input;
-    while let Some(i) = rest.find("[Image #") {
-        rest = &rest[i + 8..];
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-        if !digits.is_empty() && rest[digits.len()..].starts_with(']') {
-            let p = session.images().join(format!("{digits}.png"));
-            let line = format!("[Image #{digits}] => {}", p.display());
-            if p.is_file() && !maps.contains(&line) {
-                maps.push(line);
-            }
-        }
-    }
-    if !maps.is_empty() {
-        text.push_str("\n\n<attached-images>\n");
-        for m in maps {
-            text.push_str(&m);
-            text.push('\n');
-        }
-        text.push_str(
-            "Use a visual skill from the skill index with the absolute paths above to look at \
-             these images; the runtime itself does not inspect them.\n</attached-images>",
-        );
-    }
-    text
-}
-
-/// Drain notify.buf: show each item, log injected USER_NOTIFY texts, and append the
-/// combined text as ONE user message. Returns whether something was injected.
-pub fn drain_notifications(ctx: &TurnCtx) -> bool {
-    let frames = crate::ipc::notify::drain(ctx.session);
-    if frames.is_empty() {
-        return false;
-    }
-    for f in &frames {
-        if f.kind() == "USER_NOTIFY" {
-            let _ = ctx
-                .emit
-                .events
-                .append(&crate::session::events::ev::user_notify(&f.field(1)));
-        }
-        ctx.emit.show(f);
-    }
-    let text = crate::ipc::notify::injection_text(&frames);
-    if text.is_empty() {
-        return false;
-    }
-    if let Err(e) = conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)])
-    {
-        ctx.emit
-            .warn(&format!("cannot write conversation.jsonl: {e}"));
-        return false;
-    }
-    true
-}
-
 fn stats_update(ctx: &TurnCtx, f: impl FnOnce(&mut stats::Stats)) {
     if let Err(e) = stats::update(&ctx.session.stats(), f) {
         ctx.emit.warn(&format!("cannot write stats.json: {e}"));
@@ -122,7 +56,7 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
             .events
             .append(&crate::session::events::ev::user_input(input));
         let note = crate::features::history::take_pending_note(ctx.session);
-        let text = conversation_text(ctx.session, input, note);
+        let text = crate::agent::inject::conversation_text(ctx.session, input, note);
         if let Err(e) =
             conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)])
         {
@@ -136,7 +70,7 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
     let mut calls = 0u64;
     while calls < max {
         calls += 1;
-        drain_notifications(ctx);
+        crate::agent::inject::drain_notifications(ctx);
         if ctx.cancel.is_cancelled() {
             ctx.emit.emit(&Frame::new(["STOP", "interrupted"]));
             return TurnEnd::Interrupted;
@@ -151,7 +85,7 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
         match one_call(ctx, &system) {
             CallEnd::Continue => continue,
             CallEnd::Final(stop) => {
-                if drain_notifications(ctx) {
+                if crate::agent::inject::drain_notifications(ctx) {
                     continue;
                 }
                 ctx.emit.emit(&Frame::new(["STOP", stop.as_str()]));
@@ -304,7 +238,11 @@ fn handle_event(ctx: &TurnCtx, st: &mut Partial, e: StreamEvent) {
             name,
             id,
             input_raw,
-        } => run_tool(ctx, st, name, id, input_raw),
+        } => {
+            let (tool_use, result) = crate::agent::tool_call::run(ctx, name, id, input_raw);
+            st.tools.push(tool_use);
+            st.results.push(result);
+        }
         StreamEvent::Usage { usage, speed } => {
             record_usage(ctx, &usage, speed);
             st.usage = Some((usage, speed));
@@ -337,97 +275,4 @@ fn record_usage(ctx: &TurnCtx, u: &Usage, speed: u64) {
         n(u.cache_creation),
         n(speed),
     ]));
-}
-
-fn run_tool(ctx: &TurnCtx, st: &mut Partial, name: String, id: String, input_raw: String) {
-    let (raw, parse_err) = match crate::util::jsonl::normalize_raw_object(&input_raw) {
-        Some(r) => (r, None),
-        None => (
-            "{}".to_string(),
-            Some(format!(
-                "invalid JSON in tool arguments: {}",
-                input_raw.chars().take(200).collect::<String>()
-            )),
-        ),
-    };
-    let input: Value = serde_json::from_str(&raw).unwrap_or(Value::Object(Default::default()));
-    let tctx = ToolCtx {
-        session: ctx.session,
-        cwd: ctx.cwd.clone(),
-        tool_timeout: ctx.cfg.tool_timeout,
-        max_result_bytes: ctx.cfg.max_result_bytes,
-        mode: ctx.cfg.bash_mode,
-        depth: ctx.depth,
-        cancel: ctx.cancel.clone(),
-        host: ctx.host,
-        tool_use_id: id.clone(),
-    };
-    let out = match &parse_err {
-        Some(m) => tools::ToolOutput {
-            ok: false,
-            conv: format!("Error: {m}"),
-            display: format!("Error: {m}"),
-            checklist: None,
-        },
-        None if name == "TodoWrite" => tools::run(&tctx, &name, &input),
-        None => {
-            emit_tool_call(ctx, &name, &id, &raw, &input, None);
-            tools::run(&tctx, &name, &input)
-        }
-    };
-    if parse_err.is_some() || name == "TodoWrite" {
-        emit_tool_call(ctx, &name, &id, &raw, &input, out.checklist.as_ref());
-    }
-    let mut fields = vec![
-        "TOOL_RESULT".to_string(),
-        id.clone(),
-        name.clone(),
-        out.display.clone(),
-    ];
-    if let Some((md, summary)) = &out.checklist {
-        fields.extend([
-            "checklist".into(),
-            md.clone(),
-            "summary".into(),
-            summary.clone(),
-        ]);
-    }
-    ctx.emit.emit(&Frame::new(fields));
-    st.tools.push(ToolUse {
-        id: id.clone(),
-        name,
-        input_raw: raw,
-    });
-    st.results.push((id, out.conv));
-}
-
-/// TOOL_CALL name id input k1 v1 … (TodoWrite: checklist/summary pairs instead).
-fn emit_tool_call(
-    ctx: &TurnCtx,
-    name: &str,
-    id: &str,
-    raw: &str,
-    input: &Value,
-    checklist: Option<&(String, String)>,
-) {
-    let mut fields = vec![
-        "TOOL_CALL".to_string(),
-        name.to_string(),
-        id.to_string(),
-        raw.to_string(),
-    ];
-    if let Some((md, summary)) = checklist {
-        fields.extend([
-            "checklist".into(),
-            md.clone(),
-            "summary".into(),
-            summary.clone(),
-        ]);
-    } else if let Value::Object(m) = input {
-        for (k, v) in m {
-            fields.push(k.clone());
-            fields.push(tools::value_text(v));
-        }
-    }
-    ctx.emit.emit(&Frame::new(fields));
 }

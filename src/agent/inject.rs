@@ -1,0 +1,70 @@
+//! What enters the conversation at a turn's edges: the user's text (with `[Image #N]`
+//! mappings and a pending undo note) and drained notifications (one user message).
+use crate::agent::turn::TurnCtx;
+use crate::session::conversation as conv;
+use crate::session::Session;
+
+/// The text that goes to the conversation for a user input: `[Image #N]` mappings
+/// (ipc-sessions.md §1.6 step 3) and a pending undo note.
+pub fn conversation_text(session: &Session, input: &str, note: Option<String>) -> String {
+    let mut text = String::new();
+    if let Some(n) = note {
+        text.push_str(&n);
+        text.push_str("\n\n");
+    }
+    text.push_str(input);
+    let mut maps = Vec::new();
+    let mut rest = input;
+    while let Some(i) = rest.find("[Image #") {
+        rest = &rest[i + 8..];
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if !digits.is_empty() && rest[digits.len()..].starts_with(']') {
+            let p = session.images().join(format!("{digits}.png"));
+            let line = format!("[Image #{digits}] => {}", p.display());
+            if p.is_file() && !maps.contains(&line) {
+                maps.push(line);
+            }
+        }
+    }
+    if !maps.is_empty() {
+        text.push_str("\n\n<attached-images>\n");
+        for m in maps {
+            text.push_str(&m);
+            text.push('\n');
+        }
+        text.push_str(
+            "Use a visual skill from the skill index with the absolute paths above to look at \
+             these images; the runtime itself does not inspect them.\n</attached-images>",
+        );
+    }
+    text
+}
+
+/// Drain notify.buf: show each item, log injected USER_NOTIFY texts, and append the
+/// combined text as ONE user message. Returns whether something was injected.
+pub fn drain_notifications(ctx: &TurnCtx) -> bool {
+    let frames = crate::ipc::notify::drain(ctx.session);
+    if frames.is_empty() {
+        return false;
+    }
+    for f in &frames {
+        if f.kind() == "USER_NOTIFY" {
+            let _ = ctx
+                .emit
+                .events
+                .append(&crate::session::events::ev::user_notify(&f.field(1)));
+        }
+        ctx.emit.show(f);
+    }
+    let text = crate::ipc::notify::injection_text(&frames);
+    if text.is_empty() {
+        return false;
+    }
+    if let Err(e) = conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)])
+    {
+        ctx.emit
+            .warn(&format!("cannot write conversation.jsonl: {e}"));
+        return false;
+    }
+    true
+}
