@@ -36,7 +36,7 @@ pub fn run(
         host: ctx.host,
         tool_use_id: id.clone(),
     };
-    let out = match &parse_err {
+    let mut out = match &parse_err {
         Some(m) => tools::ToolOutput {
             ok: false,
             conv: format!("Error: {m}"),
@@ -49,6 +49,11 @@ pub fn run(
             tools::run(&tctx, &name, &input)
         }
     };
+    // Like the reference's `output=$(tool …)`: trailing newlines are not part of a result.
+    for t in [&mut out.conv, &mut out.display] {
+        let keep = t.trim_end_matches('\n').len();
+        t.truncate(keep);
+    }
     if parse_err.is_some() || name == "TodoWrite" {
         emit_tool_call(ctx, &name, &id, &raw, &input, out.checklist.as_ref());
     }
