@@ -93,21 +93,22 @@ fn a_thousand_malformed_frames_then_a_valid_one() {
     let env = Env::new();
     let mock = Mock::start(&env, r#"[{"repeat":true,"text":"ok."}]"#);
     let errlog = env.dir.path().join("stderr.log");
-    let mut agent = env
-        .cmd()
-        .args([
-            "--provider",
-            "claude",
-            "--base-url",
-            &mock.base("claude"),
-            "--api-key",
-            "sk-fifo",
-        ])
-        .args(["--session", "X", "--listen"])
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&errlog).unwrap())
-        .spawn()
-        .unwrap();
+    let mut agent = Guard(
+        env.cmd()
+            .args([
+                "--provider",
+                "claude",
+                "--base-url",
+                &mock.base("claude"),
+                "--api-key",
+                "sk-fifo",
+            ])
+            .args(["--session", "X", "--listen"])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&errlog).unwrap())
+            .spawn()
+            .unwrap(),
+    );
     let sdir = env.session_dir("X");
     let fifo = sdir.join("input.fifo");
     assert!(

@@ -199,7 +199,7 @@ fn new_session_permissions_under_umask_0() {
             Ok(())
         });
     }
-    let mut agent = c.spawn().unwrap();
+    let mut agent = Guard(c.spawn().unwrap());
     let sdir = env.session_dir("P");
     let fifo = sdir.join("input.fifo");
     assert!(wait_for(20, || bash_agent::ipc::client::has_reader(&fifo)));

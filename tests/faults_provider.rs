@@ -259,7 +259,7 @@ fn sigint_during_a_stalled_stream_exits_130_quickly() {
     ])
     .stdout(Stdio::null())
     .stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
+    let mut child = Guard(c.spawn().unwrap());
     let ev = env.session_dir("st").join("events.jsonl");
     assert!(wait_for(20, || std::fs::read_to_string(&ev)
         .unwrap_or_default()

@@ -87,7 +87,7 @@ fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
     c.args(["--session", "sec", "PARENT-TASK"])
         .stdout(std::fs::File::create(&out_path).unwrap())
         .stderr(std::fs::File::create(&err_path).unwrap());
-    let mut parent = c.spawn().unwrap();
+    let mut parent = Guard(c.spawn().unwrap());
     let mut leaks = Vec::new();
 
     // The sub-agent's pid, from the SubAgent tool result.

@@ -45,11 +45,12 @@ fn install_signals(cancel: &Cancel) -> Signals {
 
 fn sub_api_key(o: &Opts) -> Opts {
     let mut o = o.clone();
-    if o.api_key.is_none() {
-        if let Ok(k) = std::env::var(crate::agent::subagent::API_KEY_ENV) {
-            if !k.is_empty() {
-                o.api_key = Some(k);
-            }
+    if let Ok(k) = std::env::var(crate::agent::subagent::API_KEY_ENV) {
+        // Internal state (decision 5): consumed here, before any thread or child exists,
+        // so tool processes never inherit the key.
+        std::env::remove_var(crate::agent::subagent::API_KEY_ENV);
+        if o.api_key.is_none() && !k.is_empty() {
+            o.api_key = Some(k);
         }
     }
     o
@@ -295,9 +296,7 @@ impl Runtime<'_> {
             let end = match msg {
                 InputMsg::SessionEnd => break,
                 InputMsg::Malformed(m) => {
-                    let line = crate::session::events::ev::error(&format!(
-                        "malformed frame on input.fifo: {m}"
-                    ));
+                    let line = crate::session::events::ev::error(&m);
                     let _ = self.emit.events.append(&line);
                     continue;
                 }

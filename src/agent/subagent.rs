@@ -99,12 +99,9 @@ pub fn spawn_exe(
     }
     cmd.arg("--").arg(prompt);
     if let Some(k) = &key {
+        // Only the internal variable: the child consumes and removes it at start, so
+        // its tool processes never see the key.
         cmd.env(API_KEY_ENV, k);
-        let provider_var = match provider_of(&args).as_deref() {
-            Some("openai") | Some("responses") => "OPENAI_API_KEY",
-            _ => "ANTHROPIC_API_KEY",
-        };
-        cmd.env(provider_var, k);
     }
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -189,6 +186,7 @@ fn split_api_key(args: &[String]) -> (Vec<String>, Option<String>) {
     (out, key.filter(|k| !k.is_empty()))
 }
 
+#[cfg(test)]
 fn provider_of(args: &[String]) -> Option<String> {
     let i = args.iter().position(|a| a == "--provider" || a == "-p")?;
     args.get(i + 1).cloned()

@@ -176,7 +176,9 @@ fn one_call(ctx: &TurnCtx, system: &str) -> CallEnd {
         crate::agent::host::ledger(ctx.session, ctx.cfg, kind, u, *speed, &info);
     }
     if ctx.cancel.is_cancelled() {
-        persist(ctx, &st);
+        if let Err(m) = persist(ctx, &st) {
+            ctx.emit.warn(&m);
+        }
         ctx.emit.emit(&Frame::new(["STOP", "interrupted"]));
         return CallEnd::End(TurnEnd::Interrupted);
     }
@@ -195,7 +197,12 @@ fn one_call(ctx: &TurnCtx, system: &str) -> CallEnd {
             CallEnd::End(TurnEnd::Error(msg))
         }
         stop => {
-            persist(ctx, &st);
+            if let Err(msg) = persist(ctx, &st) {
+                // The session can no longer record this call: end the turn (exit 1)
+                // rather than let the model repeat calls it does not know it made.
+                ctx.emit.emit(&Frame::new(["ERROR", msg.as_str()]));
+                return CallEnd::End(TurnEnd::Error(msg));
+            }
             if stop == "tool_use" || stop == "tool_calls" || !st.tools.is_empty() {
                 CallEnd::Continue
             } else {
@@ -206,18 +213,16 @@ fn one_call(ctx: &TurnCtx, system: &str) -> CallEnd {
 }
 
 /// Assistant line + its results line in one write (never a tool_use without its result).
-fn persist(ctx: &TurnCtx, st: &Partial) {
+fn persist(ctx: &TurnCtx, st: &Partial) -> Result<(), String> {
     if st.text.is_empty() && st.thinking.is_empty() && st.tools.is_empty() {
-        return;
+        return Ok(());
     }
     let mut lines = vec![conv::assistant_line(&st.thinking, &st.text, &st.tools)];
     if !st.tools.is_empty() {
         lines.push(conv::tool_results_line(&st.results));
     }
-    if let Err(e) = conv::append_lines(&ctx.session.conversation(), &lines) {
-        ctx.emit
-            .warn(&format!("cannot write conversation.jsonl: {e}"));
-    }
+    conv::append_lines(&ctx.session.conversation(), &lines)
+        .map_err(|e| format!("cannot write conversation.jsonl: {e}"))
 }
 
 fn handle_event(ctx: &TurnCtx, st: &mut Partial, e: StreamEvent) {

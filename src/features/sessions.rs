@@ -61,6 +61,12 @@ pub fn remove_session(dir: &Path, name: &str) -> Result<(), String> {
 /// `bash-agent sessions …`.
 pub fn cmd_sessions(o: &Opts, action: &SessionsCmd) -> anyhow::Result<i32> {
     let project = crate::app::project_dir()?;
+    if let SessionsCmd::Rm { name } | SessionsCmd::Show { name } = action {
+        if let Err(e) = crate::session::paths::validate_session_name(name) {
+            crate::app::print_error(&e);
+            return Ok(crate::app::EXIT_USAGE);
+        }
+    }
     match action {
         SessionsCmd::Rm { name } => cmd_rm(o, &project, name),
         SessionsCmd::Prune {

@@ -289,7 +289,8 @@ pub fn cmd_undo(o: &Opts, turns: u64, force: bool) -> anyhow::Result<i32> {
     let project = crate::app::project_dir()?;
     let id = match o.session.as_deref() {
         Some(n) if !n.is_empty() => {
-            crate::session::paths::validate_session_name(n).map_err(anyhow::Error::msg)?;
+            crate::session::paths::validate_session_name(n)
+                .map_err(crate::config::ConfigError::Usage)?;
             n.to_string()
         }
         _ => match crate::session::store::latest_session(&project) {

@@ -192,7 +192,8 @@ pub fn cmd_usage(o: &Opts, all: bool, since: Option<&str>) -> anyhow::Result<i32
         let project = crate::app::project_dir()?;
         let id = match o.session.as_deref() {
             Some(n) if !n.is_empty() => {
-                crate::session::paths::validate_session_name(n).map_err(anyhow::Error::msg)?;
+                crate::session::paths::validate_session_name(n)
+                    .map_err(crate::config::ConfigError::Usage)?;
                 n.to_string()
             }
             _ => match crate::session::store::latest_session(&project) {

@@ -21,7 +21,7 @@ pub fn add(session: &Session, delta: i64) -> i64 {
         let _ = l.lock_exclusive();
     }
     let new = (crate::session::store::read_count(&path) + delta).max(0);
-    if let Err(e) = crate::util::fsx::write_atomic(&path, format!("{new}\n").as_bytes()) {
+    if let Err(e) = crate::util::fsx::write_atomic_nosync(&path, format!("{new}\n").as_bytes()) {
         eprintln!("bash-agent: cannot update {}: {e}", path.display());
     }
     new

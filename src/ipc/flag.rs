@@ -15,7 +15,7 @@ impl RunningFlag {
     pub fn set(session: &Session) -> RunningFlag {
         let path = session.running_flag();
         let line = format!("{} {}\n", std::process::id(), crate::util::time::now_secs());
-        if let Err(e) = crate::util::fsx::write_atomic(&path, line.as_bytes()) {
+        if let Err(e) = crate::util::fsx::write_atomic_nosync(&path, line.as_bytes()) {
             eprintln!("bash-agent: cannot write {}: {e}", path.display());
         }
         RunningFlag { path }

@@ -68,7 +68,7 @@ pub fn run_with(
         match outcome {
             Outcome::Done | Outcome::Cancelled => break,
             Outcome::Fatal(msg) => {
-                on_event(StreamEvent::Error(msg));
+                on_event(StreamEvent::Error(redact(&msg, &cfg.api_key)));
                 break;
             }
             Outcome::Retry { msg, after } => {
@@ -78,7 +78,7 @@ pub fn run_with(
                     } else {
                         msg
                     };
-                    on_event(StreamEvent::Error(msg));
+                    on_event(StreamEvent::Error(redact(&msg, &cfg.api_key)));
                     break;
                 }
                 let delay = match after {
@@ -278,5 +278,14 @@ mod tests {
             l.chars().count(),
             "[verbose] Request body (2KB): ".len() + 200 + 3
         );
+    }
+}
+
+/// A provider's error text never repeats the API key (some proxies echo it back).
+fn redact(msg: &str, key: &str) -> String {
+    if key.len() >= 8 && msg.contains(key) {
+        msg.replace(key, "<redacted>")
+    } else {
+        msg.to_string()
     }
 }

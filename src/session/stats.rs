@@ -132,7 +132,7 @@ pub fn update(path: &Path, f: impl FnOnce(&mut Stats)) -> std::io::Result<Stats>
     s.last_updated = crate::util::time::utc_iso_now();
     let mut line = s.to_line();
     line.push('\n');
-    crate::util::fsx::write_atomic(path, line.as_bytes())?;
+    crate::util::fsx::write_atomic_nosync(path, line.as_bytes())?;
     Ok(s)
 }
 

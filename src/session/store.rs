@@ -109,7 +109,7 @@ impl Session {
         }
         make_fifo(&self.input_fifo())?;
         make_fifo(&self.notify_fifo())?;
-        fsx::write_atomic(&self.active_count(), b"0\n")?;
+        fsx::write_atomic_nosync(&self.active_count(), b"0\n")?;
         Ok(new_session)
     }
 

@@ -16,19 +16,52 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
 }
 
 /// Append raw bytes in one write call on an O_APPEND descriptor (created 0600 if missing).
+///
+/// A short write (full disk, quota) is undone, so no half line stays behind; and when the
+/// file ends in a torn line (from an older crash or a full disk), the new bytes start on a
+/// fresh line instead of being glued to it.
 pub fn append_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
     let mut f = OpenOptions::new()
+        .read(true)
         .create(true)
         .append(true)
         .mode(0o600)
         .custom_flags(libc::O_CLOEXEC)
         .open(path)?;
-    f.write_all(bytes)
+    let start = f.metadata()?.len();
+    let mut last = [b'\n'];
+    if start > 0 {
+        let _ = f.read_at(&mut last, start - 1);
+    }
+    let glued;
+    let data = if last[0] == b'\n' {
+        bytes
+    } else {
+        glued = [&b"\n"[..], bytes].concat();
+        &glued[..]
+    };
+    if let Err(e) = f.write_all(data) {
+        let _ = f.set_len(start);
+        return Err(e);
+    }
+    Ok(())
 }
 
 /// Replace `path` atomically: write a sibling temp file, fsync it, keep the old file's mode,
 /// then rename over the target.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_replace(path, bytes, true)
+}
+
+/// Like [`write_atomic`] without the data sync: for small counters rewritten on every model
+/// call (stats.json, active_sub.count, the running flag), where a crash may lose the last
+/// update but never leaves a torn file, and readers treat a missing or empty file as zeros.
+pub fn write_atomic_nosync(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_replace(path, bytes, false)
+}
+
+fn write_replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let name = path
         .file_name()
@@ -51,7 +84,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
             .custom_flags(libc::O_CLOEXEC)
             .open(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_data()?;
+        if sync {
+            f.sync_data()?;
+        }
         if let Some(m) = mode {
             f.set_permissions(fs::Permissions::from_mode(m))?;
         }

@@ -208,3 +208,26 @@ impl Rng {
         self.next() % n.max(1)
     }
 }
+
+/// A child process that is killed and reaped when the test ends, also when it panics.
+pub struct Guard(pub Child);
+
+impl std::ops::Deref for Guard {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Guard {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
