@@ -262,6 +262,15 @@ pub fn verbose_line(body: &str) -> String {
     )
 }
 
+/// A provider's error text never repeats the API key (some proxies echo it back).
+fn redact(msg: &str, key: &str) -> String {
+    if key.len() >= 8 && msg.contains(key) {
+        msg.replace(key, "<redacted>")
+    } else {
+        msg.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,14 +287,5 @@ mod tests {
             l.chars().count(),
             "[verbose] Request body (2KB): ".len() + 200 + 3
         );
-    }
-}
-
-/// A provider's error text never repeats the API key (some proxies echo it back).
-fn redact(msg: &str, key: &str) -> String {
-    if key.len() >= 8 && msg.contains(key) {
-        msg.replace(key, "<redacted>")
-    } else {
-        msg.to_string()
     }
 }
