@@ -117,7 +117,7 @@ fn client_reuses_the_connection() {
     );
 }
 
-/// The example script of docs/readme/providers.md works as described.
+/// The example script of the README (section "The scripted model server") works as described.
 #[test]
 fn readme_example_script() {
     let mock = Mock::start(

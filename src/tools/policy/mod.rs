@@ -1,7 +1,7 @@
 //! The permission policy `BASH_AGENT_BASH_MODE` (model-tools.md §5.13): a heuristic
 //! classifier giving the octal bits a command needs, the check against the mode, and the
 //! native file guard of the file tools. Deviations from the reference are listed in
-//! docs/readme/tools.md (section "Permission policy").
+//! the README (section "Permission policy").
 mod classify;
 mod scope;
 mod words;
