@@ -63,13 +63,13 @@ pub fn is_fifo(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// Write one frame to the FIFO at `path` without ever blocking on a missing reader:
-/// open `O_WRONLY|O_NONBLOCK` (ENXIO, missing or not a FIFO → [`WriteError::NoReader`]).
-pub fn write_frame(path: &Path, frame: &Frame) -> Result<(), WriteError> {
+/// Open a FIFO's write end `O_WRONLY|O_NONBLOCK`: ENXIO (no reader), a missing path or a
+/// non-FIFO are [`WriteError::NoReader`], so a writer never blocks or creates a file.
+fn open_write_nonblocking(path: &Path) -> Result<std::fs::File, WriteError> {
     if !is_fifo(path) {
         return Err(WriteError::NoReader(path.to_path_buf()));
     }
-    let f = OpenOptions::new()
+    OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
@@ -79,7 +79,13 @@ pub fn write_frame(path: &Path, frame: &Frame) -> Result<(), WriteError> {
                 path: path.to_path_buf(),
                 source: e,
             },
-        })?;
+        })
+}
+
+/// Write one frame to the FIFO at `path` without ever blocking on a missing reader:
+/// open `O_WRONLY|O_NONBLOCK` (ENXIO, missing or not a FIFO → [`WriteError::NoReader`]).
+pub fn write_frame(path: &Path, frame: &Frame) -> Result<(), WriteError> {
+    let f = open_write_nonblocking(path)?;
     write_locked(&f, &lock_path(path), &frame.encode()).map_err(|e| match e.raw_os_error() {
         Some(libc::EPIPE) => WriteError::NoReader(path.to_path_buf()),
         _ => WriteError::Io {
@@ -197,20 +203,7 @@ pub struct FifoWriter {
 impl FifoWriter {
     /// Open a write end on an existing FIFO that has a reader (non-blocking).
     pub fn open(path: &Path) -> Result<FifoWriter, WriteError> {
-        if !is_fifo(path) {
-            return Err(WriteError::NoReader(path.to_path_buf()));
-        }
-        let f = OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(path)
-            .map_err(|e| match e.raw_os_error() {
-                Some(libc::ENXIO) | Some(libc::ENOENT) => WriteError::NoReader(path.to_path_buf()),
-                _ => WriteError::Io {
-                    path: path.to_path_buf(),
-                    source: e,
-                },
-            })?;
+        let f = open_write_nonblocking(path)?;
         Ok(FifoWriter {
             file: Arc::new(f),
             lock: lock_path(path),
