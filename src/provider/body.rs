@@ -37,6 +37,7 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
     b.push_str("{\"max_tokens\":");
     b.push_str(&cfg.max_tokens.to_string());
     b.push_str(",\"messages\":[");
+    let strict = is_official_anthropic(&cfg.base_url);
     let mut first = true;
     for line in req.messages {
         let line = line.trim();
@@ -47,7 +48,11 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
             b.push(',');
         }
         first = false;
-        b.push_str(line);
+        if strict {
+            b.push_str(&strict_anthropic_line(line));
+        } else {
+            b.push_str(line);
+        }
     }
     b.push_str("],\"model\":");
     push_str(&mut b, &cfg.model);
@@ -73,6 +78,40 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
     }
     b.push('}');
     b
+}
+
+/// The official Anthropic API rejects what the shell format stores in assistant messages
+/// (model-tools.md §11 item 3): thinking blocks without a signature and empty text blocks.
+/// Compatible servers (DeepSeek, local ones, the scripted mock) get the lines verbatim.
+pub fn is_official_anthropic(base_url: &str) -> bool {
+    base_url.contains("://api.anthropic.com")
+}
+
+/// An assistant line without unsigned thinking blocks and empty text blocks (a placeholder
+/// text block if nothing would remain). Other lines are returned unchanged.
+pub fn strict_anthropic_line(line: &str) -> String {
+    if !line.contains("\"role\":\"assistant\"") {
+        return line.to_string();
+    }
+    let mut v: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(_) => return line.to_string(),
+    };
+    if let Some(Value::Array(blocks)) = v.get_mut("content") {
+        blocks.retain(|b| match b.get("type").and_then(Value::as_str) {
+            Some("thinking") => b.get("signature").is_some(),
+            Some("text") => !b
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .is_empty(),
+            _ => true,
+        });
+        if blocks.is_empty() {
+            blocks.push(serde_json::json!({"type": "text", "text": "(no text)"}));
+        }
+    }
+    v.to_string()
 }
 
 /// tools.json as compact JSON text; `None` when empty or an empty array (OpenAI rejects
@@ -251,5 +290,28 @@ pub(crate) mod tests {
             claude_body(&cfg(ProviderKind::Claude, "enabled"), &req),
             want
         );
+    }
+}
+
+#[cfg(test)]
+mod strict_tests {
+    use super::*;
+
+    #[test]
+    fn official_anthropic_gets_clean_assistant_lines() {
+        assert!(is_official_anthropic("https://api.anthropic.com/v1"));
+        assert!(!is_official_anthropic("http://127.0.0.1:9/v1"));
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"x"},{"type":"text","text":""},{"type":"tool_use","id":"a","name":"Read","input":{"path": "p"}}]}"#;
+        assert_eq!(
+            strict_anthropic_line(l),
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"Read","input":{"path":"p"}}]}"#
+        );
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":""}]}"#;
+        assert_eq!(
+            strict_anthropic_line(l),
+            r#"{"role":"assistant","content":[{"type":"text","text":"(no text)"}]}"#
+        );
+        let u = r#"{"role":"user","content":"hi"}"#;
+        assert_eq!(strict_anthropic_line(u), u);
     }
 }
