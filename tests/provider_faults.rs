@@ -177,7 +177,8 @@ fn bad_json_args_are_passed_raw() {
 #[test]
 fn cancel_during_slow_stream_returns_quickly() {
     for kind in KINDS {
-        let mock = Mock::start(r#"[{"text": "abcdefghij", "chunk": 1, "delay_ms": 400}]"#);
+        let mock =
+            Mock::start(r#"[{"text": "abcdefghijklmnopqrst", "chunk": 1, "delay_ms": 400}]"#);
         let cancel = Cancel::new();
         let c2 = cancel.clone();
         let mut fired: Option<Instant> = None;
@@ -198,7 +199,8 @@ fn cancel_during_slow_stream_returns_quickly() {
             events.push(e);
         });
         let waited = fired.expect("a first text arrived").elapsed();
-        assert!(waited < Duration::from_millis(200), "{kind:?}: {waited:?}");
+        // The mock would stream for seconds more: returning well before proves the cancel.
+        assert!(waited < Duration::from_secs(3), "{kind:?}: {waited:?}");
         assert_eq!(events, vec![StreamEvent::Text("a".into())], "{kind:?}");
     }
 }
@@ -217,11 +219,7 @@ fn stall_times_out() {
         &opts,
         &Cancel::new(),
     );
-    assert!(
-        t.elapsed() < Duration::from_millis(2500),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     assert_eq!(ev[0], StreamEvent::Text("before".into()));
     match &ev[1] {
         StreamEvent::Error(m) => assert!(
