@@ -84,34 +84,11 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
     let human = !stream_json && mode != Mode::SubAgent;
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let running = Arc::new(AtomicBool::new(false));
-    let mut editor = None;
-    let display = if human {
-        let interactive = mode == Mode::Interactive;
-        let mut d = Display::new(interactive, color);
-        if interactive {
-            eprint_banner(color);
-            if crate::agent::editor::replay(&session, 10, &mut d) {
-                println!();
-            }
-            let ed =
-                crate::agent::editor::Editor::start(&session, running.clone(), cancel.clone())?;
-            let out = ed.printer();
-            let err = ed.printer();
-            editor = Some(ed);
-            Some(Mutex::new(DisplaySink {
-                display: d,
-                out,
-                err,
-            }))
-        } else {
-            Some(Mutex::new(DisplaySink {
-                display: d,
-                out: Box::new(std::io::stdout()),
-                err: Box::new(std::io::stderr()),
-            }))
-        }
+    let (display, editor) = if human {
+        let (d, e) = human_display(&session, mode, color, running.clone(), cancel.clone())?;
+        (Some(d), e)
     } else {
-        None
+        (None, None)
     };
     let emit = Emitter {
         events: events.clone(),
@@ -158,7 +135,7 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
     let code = rt.main_loop(&input, first, &signals, editor.as_ref());
     if let Some(ed) = editor {
         ed.join();
-        eprint_goodbye(color, &session.id);
+        print_goodbye(color, &session.id);
     }
     notify.stop();
     if mode == Mode::SubAgent {
@@ -180,7 +157,39 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-fn eprint_banner(color: bool) {
+/// The human display: stdout in one-shot mode; in interactive mode the banner, the replay of
+/// the last 10 turns, and the line editor whose printer carries all output.
+fn human_display(
+    session: &Session,
+    mode: Mode,
+    color: bool,
+    running: Arc<AtomicBool>,
+    cancel: Cancel,
+) -> anyhow::Result<(Mutex<DisplaySink>, Option<crate::agent::editor::Editor>)> {
+    let interactive = mode == Mode::Interactive;
+    let mut display = Display::new(interactive, color);
+    if !interactive {
+        let sink = DisplaySink {
+            display,
+            out: Box::new(std::io::stdout()),
+            err: Box::new(std::io::stderr()),
+        };
+        return Ok((Mutex::new(sink), None));
+    }
+    print_banner(color);
+    if crate::agent::editor::replay(session, 10, &mut display) {
+        println!();
+    }
+    let ed = crate::agent::editor::Editor::start(session, running, cancel)?;
+    let sink = DisplaySink {
+        display,
+        out: ed.printer(),
+        err: ed.printer(),
+    };
+    Ok((Mutex::new(sink), Some(ed)))
+}
+
+fn print_banner(color: bool) {
     let t = "bash-agent interactive mode (type 'exit' or Ctrl+D to quit)";
     if color {
         println!("\x1b[36m{t}\x1b[0m");
@@ -189,7 +198,7 @@ fn eprint_banner(color: bool) {
     }
 }
 
-fn eprint_goodbye(color: bool, id: &str) {
+fn print_goodbye(color: bool, id: &str) {
     if color {
         println!(
             "\x1b[36mGoodbye!\x1b[0m\n\x1b[90mResume with: --session {id}  or  --continue\x1b[0m"
