@@ -89,7 +89,17 @@ impl Emitter {
 
     /// A warning that must not break the run.
     pub fn warn(&self, text: &str) {
-        eprintln!("bash-agent: {text}");
+        let line = format!("bash-agent: {text}\n");
+        match &self.display {
+            // Through the display's error sink: in interactive mode that is the editor's
+            // printer, so the line being typed is not garbled.
+            Some(d) => {
+                let mut g = d.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = g.err.write_all(line.as_bytes());
+                let _ = g.err.flush();
+            }
+            None => eprint!("{line}"),
+        }
     }
 
     /// Refresh the terminal title from stats.json (no-op unless stderr is a TTY).
