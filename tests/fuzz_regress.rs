@@ -445,11 +445,16 @@ fn check_events_file(dir: &Path, content: &[u8]) {
         let scanned = bash_agent::ui::jscan::object_line(l);
         if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(text.trim_end_matches('\r')) {
             let keys: Vec<Vec<u8>> = m.keys().map(|k| k.as_bytes().to_vec()).collect();
-            let got: Vec<Vec<u8>> = scanned
-                .unwrap_or_else(|| panic!("jscan rejected a valid object: {text:?}"))
-                .into_iter()
-                .map(|(k, _)| k)
-                .collect();
+            // serde keeps one entry per key (at its first position); the scanner reports
+            // every occurrence (lookups take the first, as the reference awk does).
+            let mut got: Vec<Vec<u8>> = Vec::new();
+            for (k, _) in
+                scanned.unwrap_or_else(|| panic!("jscan rejected a valid object: {text:?}"))
+            {
+                if !got.contains(&k) {
+                    got.push(k);
+                }
+            }
             if !keys.iter().any(|k| k.contains(&0)) {
                 assert_eq!(got, keys, "{text:?}");
             }

@@ -33,7 +33,13 @@ fuzz_target!(|data: &[u8]| {
                     bash_agent::ui::jscan::object_line(l).expect("jscan rejected valid JSON");
                 if !m.keys().any(|k| k.contains('\0')) {
                     let keys: Vec<&[u8]> = m.keys().map(|k| k.as_bytes()).collect();
-                    let got: Vec<&[u8]> = scanned.iter().map(|(k, _)| k.as_slice()).collect();
+                    // One entry per key, first occurrence (serde keeps the first position).
+                    let mut got: Vec<&[u8]> = Vec::new();
+                    for (k, _) in &scanned {
+                        if !got.contains(&k.as_slice()) {
+                            got.push(k.as_slice());
+                        }
+                    }
                     assert_eq!(got, keys);
                 }
             }
