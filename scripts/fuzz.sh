@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh            # 30 s per target
 #   scripts/fuzz.sh 300        # 5 min per target
 #   FUZZ_TARGETS="resp" scripts/fuzz.sh 60
+#   FUZZ_SEED=1 scripts/fuzz.sh 10   # reproducible mutation order (CI)
 #
 # Only the stable toolchain exists here: RUSTC_BOOTSTRAP=1 lets cargo-fuzz pass its -Z
 # flags, and `--sanitizer none` avoids rebuilding std (the parsers are safe Rust; the
@@ -36,6 +37,7 @@ for t in $TARGETS; do
     echo "== fuzzing $t for ${SECS}s" >&2
     if cargo fuzz run --sanitizer none -O "$t" "$corpus" -- \
         -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
         >"$ROOT/fuzz/artifacts/$t.log" 2>&1; then
         grep -E '^(Done|stat::number_of_executed_units)' "$ROOT/fuzz/artifacts/$t.log" | tail -1 >&2 || true
     else
