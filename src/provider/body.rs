@@ -70,6 +70,11 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
     if think {
         b.push_str(",\"thinking\":{\"type\":");
         push_str(&mut b, &cfg.thinking);
+        if strict && cfg.thinking == "enabled" {
+            // The official API requires a budget with `enabled` (1024 ≤ budget < max_tokens).
+            let budget = (cfg.max_tokens / 2).max(1024);
+            b.push_str(&format!(",\"budget_tokens\":{budget}"));
+        }
         b.push('}');
     }
     if let Some(tools) = tools_compact(req.tools_json) {
@@ -313,5 +318,20 @@ mod strict_tests {
         );
         let u = r#"{"role":"user","content":"hi"}"#;
         assert_eq!(strict_anthropic_line(u), u);
+    }
+
+    #[test]
+    fn official_anthropic_enabled_thinking_gets_a_budget() {
+        let mut cfg = super::tests::cfg(ProviderKind::Claude, "enabled");
+        let req = Request {
+            system: "s",
+            messages: &[],
+            tools_json: "",
+            disable_thinking: false,
+        };
+        assert!(!build_body(ProviderKind::Claude, &cfg, &req).contains("budget_tokens"));
+        cfg.base_url = "https://api.anthropic.com/v1".into();
+        assert!(build_body(ProviderKind::Claude, &cfg, &req)
+            .contains(r#""thinking":{"type":"enabled","budget_tokens":1024}"#));
     }
 }
