@@ -159,7 +159,7 @@ impl Index {
         let project = name_of(project_dir);
         let mut st = SyncStats::default();
         let mut seen = std::collections::HashSet::new();
-        for dir in list_dirs(project_dir) {
+        for dir in crate::session::store::sub_dirs(project_dir) {
             let file = dir.join("events.jsonl");
             if file.is_file() {
                 self.sync_file(&file, &project, &name_of(&dir), &mut st)?;
@@ -185,7 +185,7 @@ impl Index {
     /// Sync every project under `root` and forget projects that are gone.
     pub fn sync_all(&mut self, root: &Path) -> Result<SyncStats, String> {
         let mut total = SyncStats::default();
-        let dirs = list_dirs(root);
+        let dirs = crate::session::store::sub_dirs(root);
         let names: std::collections::HashSet<String> = dirs.iter().map(|d| name_of(d)).collect();
         for d in &dirs {
             let s = self.sync_project(d)?;
@@ -413,18 +413,4 @@ fn name_of(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-fn list_dirs(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
 }

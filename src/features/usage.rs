@@ -134,20 +134,6 @@ pub fn session_entries(dir: &Path, cutoff: Option<i64>) -> (Vec<LedgerEntry>, &'
     (v, "events", bad.len())
 }
 
-fn session_dirs(project: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(project)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 /// The sub-agent sessions a session started (its `sub_agent_start` events).
 pub fn sub_sessions(dir: &Path) -> Vec<String> {
     let (events, _) = crate::session::events::read_all(&dir.join("events.jsonl"));
@@ -184,9 +170,9 @@ pub fn cmd_usage(o: &Opts, all: bool, since: Option<&str>) -> anyhow::Result<i32
         },
     };
     let dirs: Vec<PathBuf> = if all {
-        session_dirs(&crate::session::paths::projects_root())
+        crate::session::store::sub_dirs(&crate::session::paths::projects_root())
             .iter()
-            .flat_map(|p| session_dirs(p))
+            .flat_map(|p| crate::session::store::sub_dirs(p))
             .collect()
     } else {
         let project = crate::app::project_dir()?;

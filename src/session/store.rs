@@ -178,17 +178,30 @@ pub fn last_activity_ns(dir: &Path) -> i128 {
     m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128
 }
 
+/// Visible sub-folders of `dir` (session folders of a project, or projects of the root),
+/// sorted by path; a missing or unreadable folder gives none.
+pub fn sub_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
 /// `--continue`: the non-`sub_` session with the strictly greatest last activity
 /// (ties: first in alphabetical order).
 pub fn latest_session(project_dir: &Path) -> Option<String> {
-    let mut names: Vec<String> = fs::read_dir(project_dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.') && !n.starts_with("sub_"))
+    let names: Vec<String> = sub_dirs(project_dir)
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| !n.starts_with("sub_"))
         .collect();
-    names.sort();
     let mut best: Option<(i128, String)> = None;
     for n in names {
         let ts = last_activity_ns(&project_dir.join(&n));
