@@ -1,16 +1,12 @@
-//! Top level: parse the command line, pick the mode, map errors to exit codes
-//! (0 success, 1 runtime failure, 2 usage error, 130 interrupted).
-use crate::cli::{Cli, Command, Opts};
-use crate::session::paths;
+//! The entry point: parse the command line, run the command, and turn its outcome into an
+//! exit code (0 success, 1 runtime failure, 2 usage error, 130 interrupted) and a message.
+//! Nothing imports this module; everything below it returns `error::Result`.
+use crate::cli::Cli;
+use crate::error::{Error, EXIT_OK, EXIT_USAGE};
 use clap::Parser;
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FAIL: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
-pub const EXIT_INTERRUPTED: i32 = 130;
-
-/// Print `Error: <msg>` in red (on a TTY without NO_COLOR) to stderr.
-pub fn print_error(msg: &str) {
+/// Print `Error: <msg>` to stderr, red on a terminal without NO_COLOR.
+fn print_error(msg: &str) {
     use std::io::IsTerminal;
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     if color {
@@ -47,91 +43,21 @@ fn parse() -> Result<Cli, i32> {
     }
 }
 
-/// The project folder of the current (physical) working directory.
-pub fn project_dir() -> anyhow::Result<std::path::PathBuf> {
-    Ok(paths::project_dir_for(&paths::physical_cwd()?))
-}
-
-/// Resolve `--session NAME` / `--continue` to an existing-or-new session id (no files
-/// are created). Names are validated first.
-pub fn resolve_session_id(o: &Opts, project: &std::path::Path) -> Result<Option<String>, String> {
-    match o.session.as_deref() {
-        Some("") => Ok(None),
-        Some(name) => {
-            paths::validate_session_name(name)?;
-            Ok(Some(name.to_string()))
-        }
-        None if o.continue_ || o.fork => Ok(crate::session::store::latest_session(project)),
-        None => Ok(None),
-    }
-}
-
 /// Entry point; returns the exit code.
 pub fn run() -> i32 {
     let cli = match parse() {
         Ok(c) => c,
         Err(code) => return code,
     };
-    match dispatch(cli) {
-        Ok(code) => code,
-        Err(e) => {
-            if let Some(ce) = e.downcast_ref::<crate::config::ConfigError>() {
-                print_error(&ce.to_string());
-                return match ce {
-                    crate::config::ConfigError::Usage(_) => EXIT_USAGE,
-                    crate::config::ConfigError::Fatal(_) => EXIT_FAIL,
-                };
-            }
-            print_error(&format!("{e:#}"));
-            EXIT_FAIL
-        }
+    match crate::cmd::dispatch(&cli) {
+        Ok(()) => EXIT_OK,
+        Err(e) => exit_code(&e),
     }
 }
 
-fn dispatch(cli: Cli) -> anyhow::Result<i32> {
-    let o = &cli.opts;
-    if o.print_replay_awk {
-        print!("{}", crate::ui::replay::REPLAY_AWK);
-        return Ok(EXIT_OK);
+fn exit_code(e: &Error) -> i32 {
+    if let Some(m) = e.message() {
+        print_error(m);
     }
-    if o.render {
-        return crate::ui::replay::cmd_render(o);
-    }
-    if o.list_sessions {
-        let project = project_dir()?;
-        let text = if o.json {
-            crate::session::list::render_json(&project)
-        } else {
-            crate::session::list::render_text(&project)
-        };
-        print!("{text}");
-        return Ok(EXIT_OK);
-    }
-    if let Some(cmd) = &cli.command {
-        return match cmd {
-            Command::MockServer {
-                script,
-                port,
-                record,
-            } => crate::mock::cmd(script, *port, record.as_deref()),
-            Command::Tool { name, input } => crate::tools::cmd_tool(o, name, input),
-            Command::Compact => crate::agent::commands::cmd_compact(o),
-            Command::Undo { turns, force } => crate::features::history::cmd_undo(o, *turns, *force),
-            Command::Usage { all, since } => {
-                crate::features::ledger::cmd_usage(o, *all, since.as_deref())
-            }
-            Command::Search {
-                words,
-                all_projects,
-            } => crate::features::search::cmd_search(o, words, *all_projects),
-            Command::Sessions { action } => crate::features::sessions::cmd_sessions(o, action),
-        };
-    }
-    if o.send.is_some() || o.inject.is_some() {
-        return crate::ipc::client::cmd_client(o);
-    }
-    if o.replay.is_some() || o.replay_frames.is_some() {
-        return crate::ui::replay::cmd_replay(o);
-    }
-    crate::agent::runtime::cmd_agent(&cli)
+    e.kind().exit_code()
 }

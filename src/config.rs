@@ -1,16 +1,8 @@
 //! Run configuration: provider/model/key/URL resolution (model-tools.md §1.1) and the
 //! numeric limits, from flags and environment. Errors carry the reference's wording.
 use crate::cli::Opts;
+use crate::error::Error;
 use crate::provider::{ProviderConfig, ProviderKind};
-
-/// A usage error (exit 2) or a configuration error (exit 1), with the reference text.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("{0}")]
-    Usage(String),
-    #[error("{0}")]
-    Fatal(String),
-}
 
 /// Output mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,12 +58,7 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-fn num_flag(
-    v: &Option<String>,
-    flag: &str,
-    default: u64,
-    suffix: bool,
-) -> Result<u64, ConfigError> {
+fn num_flag(v: &Option<String>, flag: &str, default: u64, suffix: bool) -> Result<u64, Error> {
     match v {
         None => Ok(default),
         Some(s) => {
@@ -80,16 +67,16 @@ fn num_flag(
             } else {
                 s.trim().parse::<u64>().ok()
             };
-            parsed.ok_or_else(|| ConfigError::Usage(format!("Invalid {flag}: {s}")))
+            parsed.ok_or_else(|| Error::Usage(format!("Invalid {flag}: {s}")))
         }
     }
 }
 
 /// Resolve flags + environment. `need_key` is false for commands that never call a model.
-pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
+pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
     let pname = o.provider.clone().unwrap_or_else(|| "claude".into());
     let mut kind = ProviderKind::parse(&pname).ok_or_else(|| {
-        ConfigError::Usage(format!(
+        Error::Usage(format!(
             "Unknown provider: {pname} (use claude|openai|responses)"
         ))
     })?;
@@ -123,7 +110,7 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
             ProviderKind::Claude => "ANTHROPIC_API_KEY",
             _ => "OPENAI_API_KEY",
         };
-        return Err(ConfigError::Fatal(format!(
+        return Err(Error::Runtime(format!(
             "No API key. Set {var} or use --api-key"
         )));
     }
@@ -134,7 +121,7 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
         (true, _) | (_, Some("stream-json")) => OutputFormat::StreamJson,
         (_, None) | (_, Some("human")) => OutputFormat::Human,
         (_, Some(other)) => {
-            return Err(ConfigError::Usage(format!(
+            return Err(Error::Usage(format!(
                 "Invalid --output-format: {other} (expected human|stream-json)"
             )))
         }
@@ -143,7 +130,7 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
         None | Some("off") => false,
         Some("on") => true,
         Some(x) => {
-            return Err(ConfigError::Usage(format!(
+            return Err(Error::Usage(format!(
                 "Invalid vision setting: {x} (expected on|off)"
             )))
         }

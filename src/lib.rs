@@ -1,18 +1,25 @@
 //! bash-agent: a terminal AI coding agent, the native twin of the shell bash-agent.
 //!
-//! Module map: `cli` (flags), `config` (provider/model/key resolution), `session`
-//! (storage), `ipc` (FIFOs and RESP frames), `provider` (model APIs), `agent` (the loop,
-//! prompt, compaction), `tools`, `ui` (display, replay, interactive), `features` (undo,
-//! usage ledger, search, session management), `mock` (the scripted model server).
+//! Data flows one way (docs/architecture.md): `app` (the entry point) → `cmd` (one module per
+//! subcommand) → `session::select` (which session) → `agent` (runtime, turn, compaction,
+//! sub-agents) → `provider` (model APIs) and `tools` → the session recorder (`session`) →
+//! the output (`ui`). Beside them: `ipc` (FIFOs and RESP frames), `history` (undo),
+//! `usage` (ledger and prices), `search`, `sessions` (management), `mock` (the scripted
+//! model server), `util`. Nothing imports `app`; `scripts/import-graph.py` checks it.
 pub mod agent;
 pub mod app;
 pub mod cli;
+pub mod cmd;
 pub mod config;
-pub mod features;
+pub mod error;
+pub mod history;
 pub mod ipc;
 pub mod mock;
 pub mod provider;
+pub mod search;
 pub mod session;
+pub mod sessions;
 pub mod tools;
 pub mod ui;
+pub mod usage;
 pub mod util;

@@ -3,7 +3,7 @@
 #[path = "features_support/mod.rs"]
 mod support;
 
-use bash_agent::features::search_index::{Index, SyncStats, SCHEMA_VERSION};
+use bash_agent::search::index::{Index, SyncStats, SCHEMA_VERSION};
 use bash_agent::session::events::ev;
 use bash_agent::util::fsx::append_line;
 use serde_json::Value;

@@ -3,7 +3,8 @@
 #[path = "features_support/mod.rs"]
 mod support;
 
-use bash_agent::features::history::{self, after_change, before_change, take_pending_note};
+use bash_agent::history::files::{self as history, after_change, before_change};
+use bash_agent::history::undo::{take_pending_note, undo};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use support::*;
@@ -105,14 +106,14 @@ fn undo_several_turns_at_once_in_process() {
         write(&a, &format!("v{turn}"));
         after_change(&s, turn, &a);
     }
-    let r = history::undo(&s, 2, false).unwrap();
+    let r = undo(&s, 2, false).unwrap();
     assert_eq!(r.turns, vec![3, 2]);
     assert_eq!(read(&a), "v1");
     assert!(r.to_string().contains("restored"));
-    let r = history::undo(&s, 5, false).unwrap();
+    let r = undo(&s, 5, false).unwrap();
     assert_eq!(r.turns, vec![1]);
     assert_eq!(read(&a), "v0");
-    assert!(history::undo(&s, 0, false).is_err());
+    assert!(undo(&s, 0, false).is_err());
 }
 
 #[test]
@@ -187,7 +188,7 @@ fn symlinked_path_restores_the_target() {
     before_change(&s, 1, &link, "t");
     write(&link, "after");
     after_change(&s, 1, &link);
-    history::undo(&s, 1, false).unwrap();
+    undo(&s, 1, false).unwrap();
     assert_eq!(read(&target), "before");
     assert!(fs::symlink_metadata(&link)
         .unwrap()

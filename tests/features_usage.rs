@@ -3,7 +3,7 @@
 #[path = "features_support/mod.rs"]
 mod support;
 
-use bash_agent::features::ledger::{record, LedgerEntry};
+use bash_agent::usage::ledger::{record, LedgerEntry};
 use serde_json::Value;
 use support::*;
 

@@ -64,7 +64,7 @@ impl Host {
             std::mem::take(&mut *self.touched.lock().unwrap_or_else(|p| p.into_inner()));
         let turn = self.turn.load(Ordering::SeqCst);
         for f in files {
-            crate::features::history::after_change(&self.session, turn, &f);
+            crate::history::files::after_change(&self.session, turn, &f);
         }
     }
 }
@@ -115,7 +115,7 @@ impl ToolHost for Host {
 
     fn before_file_change(&self, path: &Path, tool_use_id: &str) {
         let turn = self.turn.load(Ordering::SeqCst);
-        crate::features::history::before_change(&self.session, turn, path, tool_use_id);
+        crate::history::files::before_change(&self.session, turn, path, tool_use_id);
         let mut t = self.touched.lock().unwrap_or_else(|p| p.into_inner());
         if !t.iter().any(|p| p == path) {
             t.push(path.to_path_buf());
@@ -132,7 +132,7 @@ pub fn ledger(
     speed: u64,
     info: &crate::provider::CallInfo,
 ) {
-    let e = crate::features::ledger::LedgerEntry {
+    let e = crate::usage::ledger::LedgerEntry {
         time: crate::util::time::utc_iso_now(),
         provider: cfg.provider.kind.name().to_string(),
         model: cfg.provider.model.clone(),
@@ -146,5 +146,5 @@ pub fn ledger(
         tok_per_sec: speed,
         retries: info.retries as u64,
     };
-    crate::features::ledger::record(session, &e);
+    crate::usage::ledger::record(session, &e);
 }

@@ -1,11 +1,10 @@
 //! Run setup: mode selection, session choice (`--session`, `--continue`, `--fork`,
 //! sub-agent), the run lock, init and stale-state recovery.
-use crate::app::{project_dir, resolve_session_id};
 use crate::cli::{Cli, Opts};
-use crate::config::ConfigError;
+use crate::error::Error;
 use crate::session::events::EventLog;
 use crate::session::lock::SessionLock;
-use crate::session::{paths, Session};
+use crate::session::Session;
 use std::io::{IsTerminal, Read};
 
 /// How this process interacts.
@@ -18,7 +17,7 @@ pub enum Mode {
 }
 
 /// The chosen mode and the first input (if any).
-pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), ConfigError> {
+pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), Error> {
     let o = &cli.opts;
     if o.sub_agent_notify.is_some() {
         let p = cli.prompt.clone().unwrap_or_default();
@@ -33,7 +32,7 @@ pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), ConfigError> {
     }
     if let Some(p) = &cli.prompt {
         if p.trim().is_empty() {
-            return Err(ConfigError::Usage("empty prompt".into()));
+            return Err(Error::Usage("empty prompt".into()));
         }
         return Ok((Mode::OneShot, Some(p.clone())));
     }
@@ -43,12 +42,12 @@ pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), ConfigError> {
     let mut buf = Vec::new();
     std::io::stdin()
         .read_to_end(&mut buf)
-        .map_err(|e| ConfigError::Fatal(format!("cannot read stdin: {e}")))?;
+        .map_err(|e| Error::Runtime(format!("cannot read stdin: {e}")))?;
     let text = String::from_utf8_lossy(&buf);
     let text = text.trim_end_matches(['\n', '\r']);
     if text.trim().is_empty() {
         // G-13: an empty prompt is an error, never the text "0".
-        return Err(ConfigError::Usage(
+        return Err(Error::Usage(
             "empty prompt: give a prompt argument or pipe text on stdin".into(),
         ));
     }
@@ -66,26 +65,12 @@ pub struct Opened {
 }
 
 /// Choose the session, take its lock, fork if asked, init it.
-pub fn open_session(o: &Opts, events_echo: bool) -> anyhow::Result<(Opened, EventLog)> {
-    let project = project_dir()?;
-    let chosen = resolve_session_id(o, &project).map_err(ConfigError::Usage)?;
-    let mut forked_from = None;
-    let id = if o.fork {
-        let src = chosen.ok_or_else(|| ConfigError::Fatal("no session to fork".into()))?;
-        if !project.join(&src).is_dir() {
-            return Err(ConfigError::Fatal(format!("session not found: {src}")).into());
-        }
-        forked_from = Some(src);
-        paths::new_unique_id(&project, "")
-    } else {
-        match chosen {
-            Some(id) => id,
-            None => paths::new_unique_id(&project, ""),
-        }
-    };
+pub fn open_session(o: &Opts, events_echo: bool) -> crate::error::Result<(Opened, EventLog)> {
+    let project = crate::session::select::project_dir()?;
+    let (id, forked_from) = crate::session::select::for_run(o, &project)?;
     let session = Session::new(&project, &id);
     session.create_dir()?;
-    let lock = SessionLock::acquire(&session.dir, &id)?;
+    let lock = SessionLock::acquire(&session.dir, &id).map_err(crate::error::Error::runtime)?;
     // Before init: init replaces a regular file named notify.fifo (left by an orphaned
     // shell child) with a FIFO; recovery moves its frames into notify.buf first.
     let recovered = crate::ipc::notify::recover_stale(&session);

@@ -32,7 +32,7 @@ use crate::ui::title::thousands;
 fn status(rt: &Runtime) -> String {
     let s = Stats::load(&rt.session.stats());
     let p = &rt.cfg.provider;
-    let cost = crate::features::ledger::estimate_cost(&p.model, &s.totals())
+    let cost = crate::usage::prices::estimate_cost(&p.model, &s.totals())
         .map(|c| format!("${c:.4}"))
         .unwrap_or_else(|| "unknown (no price for this model)".into());
     format!(
@@ -103,7 +103,7 @@ pub fn run(rt: &Runtime, line: &str) -> Action {
         }
         "/undo" => {
             let n = arg.and_then(|a| a.parse().ok()).unwrap_or(1);
-            match crate::features::history::undo(rt.session, n, false) {
+            match crate::history::undo::undo(rt.session, n, false) {
                 Ok(r) => rt.emit.print(&format!("{r}\n")),
                 Err(e) => rt
                     .emit

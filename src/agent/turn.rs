@@ -55,7 +55,7 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
             .emit
             .events
             .append(&crate::session::events::ev::user_input(input));
-        let note = crate::features::history::take_pending_note(ctx.session);
+        let note = crate::history::undo::take_pending_note(ctx.session);
         let text = crate::agent::inject::conversation_text(ctx.session, input, note);
         if let Err(e) =
             conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)])

@@ -2,88 +2,45 @@
 //! to the running agent's input.fifo, `--inject TEXT` a USER_NOTIFY frame to its
 //! notify.fifo. Never blocks on a session nobody serves: exit 1 with
 //! `no agent is running on session NAME`.
-use crate::cli::Opts;
 use crate::ipc::fifo::{self, WriteError};
 use crate::ipc::resp::Frame;
-use crate::session::{paths, Session};
+use crate::session::Session;
 use serde_json::Value;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Poll interval while following events.jsonl.
 const POLL: Duration = Duration::from_millis(20);
 
-pub fn cmd_client(o: &Opts) -> anyhow::Result<i32> {
-    use crate::app::{print_error, EXIT_FAIL, EXIT_OK, EXIT_USAGE};
-    let name = match o.session.as_deref() {
-        Some(n) if !n.is_empty() => n,
-        _ => {
-            print_error("--send and --inject need --session NAME (the session the agent runs on)");
-            return Ok(EXIT_USAGE);
-        }
-    };
-    if let Err(e) = paths::validate_session_name(name) {
-        print_error(&e);
-        return Ok(EXIT_USAGE);
+/// Why a frame could not be delivered.
+#[derive(Debug)]
+pub enum SendError {
+    /// No agent has the FIFO open.
+    NoAgent,
+    /// Anything else (the message says what).
+    Other(String),
+}
+
+fn send(path: &Path, frame: &Frame) -> Result<(), SendError> {
+    match fifo::write_frame(path, frame) {
+        Ok(()) => Ok(()),
+        Err(WriteError::NoReader(_)) => Err(SendError::NoAgent),
+        Err(e) => Err(SendError::Other(e.to_string())),
     }
-    if o.send.as_deref().is_some_and(|t| t.trim().is_empty())
-        || o.inject.as_deref().is_some_and(|t| t.trim().is_empty())
-    {
-        print_error("empty text: nothing to send");
-        return Ok(EXIT_USAGE);
-    }
-    if o.wait && o.send.is_none() {
-        print_error("--wait needs --send");
-        return Ok(EXIT_USAGE);
-    }
-    let session = Session::new(&crate::app::project_dir()?, name);
-    let gone = || {
-        print_error(&format!("no agent is running on session {name}"));
-        Ok(EXIT_FAIL)
-    };
-    if let Some(text) = &o.inject {
-        match fifo::write_frame(&session.notify_fifo(), &Frame::new(["USER_NOTIFY", text])) {
-            Ok(()) => {}
-            Err(WriteError::NoReader(_)) => return gone(),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if let Some(text) = &o.send {
-        let start = std::fs::metadata(session.events())
-            .map(|m| m.len())
-            .unwrap_or(0);
-        let frame = Frame::new(["USER_INPUT", "0", text]);
-        match fifo::write_frame(&session.input_fifo(), &frame) {
-            Ok(()) => {}
-            Err(WriteError::NoReader(_)) => return gone(),
-            Err(e) => return Err(e.into()),
-        }
-        if o.wait {
-            return Ok(match wait_answer(&session, start, text) {
-                WaitEnd::Answer(a) => {
-                    let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(a.as_bytes());
-                    if !a.ends_with('\n') {
-                        let _ = out.write_all(b"\n");
-                    }
-                    let _ = out.flush();
-                    EXIT_OK
-                }
-                WaitEnd::Error(m) => {
-                    print_error(&m);
-                    EXIT_FAIL
-                }
-                WaitEnd::Gone => {
-                    print_error(&format!(
-                        "the agent on session {name} stopped before answering"
-                    ));
-                    EXIT_FAIL
-                }
-            });
-        }
-    }
-    Ok(EXIT_OK)
+}
+
+/// Send TEXT as a USER_NOTIFY frame to the agent's notify.fifo.
+pub fn send_notify(session: &Session, text: &str) -> Result<(), SendError> {
+    send(&session.notify_fifo(), &Frame::new(["USER_NOTIFY", text]))
+}
+
+/// Send TEXT as a USER_INPUT frame to the agent's input.fifo.
+pub fn send_input(session: &Session, text: &str) -> Result<(), SendError> {
+    send(
+        &session.input_fifo(),
+        &Frame::new(["USER_INPUT", "0", text]),
+    )
 }
 
 /// How waiting for an answer ended.

@@ -5,6 +5,7 @@ pub mod events;
 pub mod list;
 pub mod lock;
 pub mod paths;
+pub mod select;
 pub mod stats;
 pub mod store;
 

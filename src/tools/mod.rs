@@ -10,6 +10,7 @@ pub mod plan;
 pub mod policy;
 pub mod read;
 pub mod skill;
+pub mod skills;
 pub mod subagent;
 pub mod todo;
 pub mod truncate;
@@ -196,43 +197,4 @@ pub fn value_text(v: &Value) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     }
-}
-
-/// Hidden `tool` subcommand: run one tool in the current directory (NoHost, a throw-away
-/// session folder under the temp dir) and print its display text. Exit 0 on success, 1 on
-/// a tool error; a bad JSON input is an error (exit 1 through the caller).
-pub fn cmd_tool(o: &crate::cli::Opts, name: &str, input: &str) -> anyhow::Result<i32> {
-    use std::io::Write;
-    let cfg = crate::config::resolve(o, false)?;
-    let input: Value =
-        serde_json::from_str(input).map_err(|e| anyhow::anyhow!("invalid tool input JSON: {e}"))?;
-    let cwd = crate::session::paths::physical_cwd()?;
-    let tmp = std::env::temp_dir().join(format!(
-        "bash-agent-tool-{}-{:08x}",
-        std::process::id(),
-        crate::util::random_u64() & 0xffff_ffff
-    ));
-    let session = Session::new(&tmp, "tool");
-    std::fs::create_dir_all(&session.dir)?;
-    let _ = crate::util::fsx::touch(&session.plan_draft());
-    let ctx = ToolCtx {
-        session: &session,
-        cwd,
-        tool_timeout: cfg.tool_timeout,
-        max_result_bytes: cfg.max_result_bytes,
-        mode: cfg.bash_mode,
-        depth: 0,
-        cancel: Cancel::new(),
-        host: &NoHost,
-        tool_use_id: "toolu_cli".into(),
-    };
-    let out = run(&ctx, name, &input);
-    let _ = std::fs::remove_dir_all(&tmp);
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.display.as_bytes())?;
-    if !out.display.is_empty() && !out.display.ends_with('\n') {
-        stdout.write_all(b"\n")?;
-    }
-    stdout.flush()?;
-    Ok(if out.ok { 0 } else { 1 })
 }

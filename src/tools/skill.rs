@@ -1,6 +1,6 @@
 //! Skill (model-tools.md §5.11): load `<root>/<name>/SKILL.md` from `$PWD/.claude/skills`,
 //! `$PWD/skills`, `$HOME/.claude/skills` (the same lookup as the prompt's skill index,
-//! `agent::prompt::skills`) with `${BASH_AGENT_SKILL_DIR}` replaced by the skill's folder.
+//! `tools::skills`) with `${BASH_AGENT_SKILL_DIR}` replaced by the skill's folder.
 use super::common::arg;
 use super::{ToolCtx, ToolOutput};
 use serde_json::Value;
@@ -19,7 +19,7 @@ pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
     if name.is_empty() {
         return ToolOutput::error("no skill name provided", max);
     }
-    match crate::agent::prompt::skills::load(&ctx.cwd, &home(), &name) {
+    match crate::tools::skills::load(&ctx.cwd, &home(), &name) {
         Some(s) => ToolOutput::text(
             true,
             &format!(

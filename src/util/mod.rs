@@ -1,6 +1,7 @@
 //! Small shared helpers: atomic file writes, time formatting, randomness.
 pub mod cancel;
 pub mod fsx;
+pub mod hash;
 pub mod jsonl;
 pub mod time;
 

@@ -4,15 +4,13 @@
 //! `<tag name="…">`) and followed by `\n`; empty sections are left out and the final
 //! newline is removed. The fixed prose lives in `prompt_text.rs`; everything here is the
 //! dynamic part. Building is cheap: no subprocess (uname is read once per process).
-#[path = "prompt_text.rs"]
-mod prompt_text;
-#[path = "skills.rs"]
-pub mod skills;
+mod text;
 
 use crate::session::Session;
-use prompt_text as txt;
+use crate::tools::skills;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use text as txt;
 
 /// Inputs of the prompt besides the environment.
 pub struct PromptInputs<'a> {

@@ -5,9 +5,6 @@ use crate::session::Session;
 use crate::util::jsonl::Obj;
 use serde_json::Value;
 
-pub use super::prices::{estimate_cost, Price};
-pub use super::usage::cmd_usage;
-
 /// One model call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LedgerEntry {

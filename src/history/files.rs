@@ -14,8 +14,6 @@ use std::fs;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-pub use super::undo::{cmd_undo, take_pending_note, undo, UndoReport};
-
 /// The index file of a session's history.
 pub fn index_path(session: &Session) -> PathBuf {
     session.file_history().join("index.jsonl")
@@ -49,7 +47,7 @@ impl FileState {
                 hash: "not-a-file".into(),
             }),
             Ok(_) => {
-                let (size, hash) = super::hash::file(path)?;
+                let (size, hash) = crate::util::hash::file(path)?;
                 Ok(FileState {
                     exists: true,
                     size,
@@ -126,7 +124,10 @@ pub fn normalize(path: &Path) -> PathBuf {
 
 fn blob_name(path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
-    format!("{:016x}", super::hash::fnv64(path.as_os_str().as_bytes()))
+    format!(
+        "{:016x}",
+        crate::util::hash::fnv64(path.as_os_str().as_bytes())
+    )
 }
 
 fn mkdir(p: &Path) -> std::io::Result<()> {
@@ -185,7 +186,7 @@ pub fn try_before_change(
         .str(
             "hash",
             &if existed {
-                super::hash::hex(&content)
+                crate::util::hash::hex(&content)
             } else {
                 String::new()
             },

@@ -7,18 +7,16 @@
 //! the *rich* frames, which add ASYNC_TASK_RESULT, CONTEXT_UPDATE and USER_NOTIFY for
 //! `async_task_result`, `context_update` and `user_notify` events (the awk does the same
 //! with `-v er_rich=1`). The human replays (`--replay`, the interactive start) are rich.
-use crate::cli::Opts;
-use crate::config::ConfigError;
-use crate::ipc::resp::{self, Frame};
+use crate::ipc::resp::Frame;
 use crate::ui::display::Display;
 use crate::ui::jscan::{self, Kind, Member, Span};
 use crate::ui::replay_select;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// The shell-compatible replay stage, embedded.
-pub const REPLAY_AWK: &str = include_str!("../../awk/event_replay.awk");
+pub const REPLAY_AWK: &str = include_str!("../../../awk/event_replay.awk");
 
 /// Turns replayed by default.
 pub const DEFAULT_TURNS: usize = 10;
@@ -240,99 +238,5 @@ pub fn replay_to_terminal(
     shown
 }
 
-fn turns_arg(v: &str, flag: &str) -> Result<usize, ConfigError> {
-    v.trim()
-        .parse()
-        .map_err(|_| ConfigError::Usage(format!("Invalid {flag}: {v}")))
-}
-
-/// Colours for a command writing to stdout: only on a TTY without NO_COLOR.
-fn stdout_color() -> bool {
-    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-}
-
-fn ok_unless_broken_pipe(r: io::Result<()>) -> anyhow::Result<i32> {
-    match r {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(crate::app::EXIT_OK),
-    }
-}
-
-/// `--replay [N]` / `--replay-frames [N]` for the session chosen by `--session NAME` /
-/// `--continue`.
-pub fn cmd_replay(o: &Opts) -> anyhow::Result<i32> {
-    let (frames_mode, turns) = match (&o.replay_frames, &o.replay) {
-        (Some(n), _) => (true, turns_arg(n, "--replay-frames")?),
-        (None, Some(n)) => (false, turns_arg(n, "--replay")?),
-        (None, None) => (false, DEFAULT_TURNS),
-    };
-    let project = crate::app::project_dir()?;
-    let id = match crate::app::resolve_session_id(o, &project) {
-        Ok(Some(id)) => id,
-        Ok(None) if o.continue_ => {
-            return Err(ConfigError::Fatal("No session to replay in this project".into()).into())
-        }
-        Ok(None) => {
-            return Err(ConfigError::Usage(
-                "Replay needs a session: --session NAME or --continue".into(),
-            )
-            .into())
-        }
-        Err(msg) => return Err(ConfigError::Usage(msg).into()),
-    };
-    let dir = project.join(&id);
-    if !dir.is_dir() {
-        return Err(ConfigError::Fatal(format!("Session not found: {id}")).into());
-    }
-    let events = dir.join("events.jsonl");
-    if frames_mode {
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(stdout.lock());
-        let mut werr: io::Result<()> = Ok(());
-        for_each_frame(&events, turns, false, &mut |fr| {
-            if werr.is_ok() {
-                werr = out.write_all(&fr.encode());
-            }
-        })?;
-        return ok_unless_broken_pipe(werr.and_then(|_| out.flush()));
-    }
-    let interactive = io::stdout().is_terminal();
-    let mut d = Display::new(interactive, stdout_color());
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let mut err = io::stderr();
-    for_each_frame(&events, turns, true, &mut |fr| {
-        d.render(&fr, &mut out, &mut err)
-    })?;
-    d.finish(&mut out);
-    ok_unless_broken_pipe(out.flush())
-}
-
-/// `--render`: RESP display frames on stdin → the terminal display. Malformed frames are
-/// reported on stderr and skipped.
-pub fn cmd_render(_o: &Opts) -> anyhow::Result<i32> {
-    let interactive = io::stdout().is_terminal();
-    let mut d = Display::new(interactive, stdout_color());
-    let stdin = io::stdin();
-    let mut reader = resp::Reader::new(stdin.lock());
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let mut err = io::stderr();
-    loop {
-        let frame = reader.next_frame(|item| {
-            if let resp::Item::Malformed(e) = item {
-                eprintln!("Warning: skipping a malformed frame: {e}");
-            }
-        })?;
-        match frame {
-            Some(fr) => d.render(&fr, &mut out, &mut err),
-            None => break,
-        }
-    }
-    d.finish(&mut out);
-    ok_unless_broken_pipe(out.flush())
-}
-
 #[cfg(test)]
-#[path = "replay_tests.rs"]
 mod tests;

@@ -290,5 +290,4 @@ impl Display {
 }
 
 #[cfg(test)]
-#[path = "display_tests.rs"]
 mod tests;

@@ -6,11 +6,10 @@
 //! holds its calls).
 use super::ledger::{self, LedgerEntry};
 use super::prices::{cost, Overrides};
-use crate::cli::Opts;
 use crate::session::stats::Usage;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Sums over a set of calls.
 #[derive(Debug, Clone, Default)]
@@ -23,7 +22,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, e: &LedgerEntry, ov: &Overrides) {
+    pub fn add(&mut self, e: &LedgerEntry, ov: &Overrides) {
         self.calls += 1;
         self.usage.input += e.input;
         self.usage.output += e.output;
@@ -36,7 +35,7 @@ impl Totals {
         }
     }
 
-    fn merge(&mut self, o: &Totals) {
+    pub fn merge(&mut self, o: &Totals) {
         self.calls += o.calls;
         self.usage.input += o.usage.input;
         self.usage.output += o.usage.output;
@@ -55,7 +54,7 @@ impl Totals {
         }
     }
 
-    fn json(&self, mut head: serde_json::Map<String, Value>) -> Value {
+    pub fn json(&self, mut head: serde_json::Map<String, Value>) -> Value {
         head.insert("calls".into(), json!(self.calls));
         head.insert("input_tokens".into(), json!(self.usage.input));
         head.insert("output_tokens".into(), json!(self.usage.output));
@@ -151,129 +150,14 @@ pub fn sub_sessions(dir: &Path) -> Vec<String> {
     v
 }
 
-fn name_of(p: &Path) -> String {
+pub fn name_of(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
 
-/// `bash-agent usage`.
-pub fn cmd_usage(o: &Opts, all: bool, since: Option<&str>) -> anyhow::Result<i32> {
-    let cutoff = match since {
-        None => None,
-        Some(s) => match crate::util::time::parse_duration(s) {
-            Some(d) => Some(crate::util::time::now_secs() - d),
-            None => {
-                crate::app::print_error(&format!("Invalid --since: {s} (use e.g. 7d, 12h, 30m)"));
-                return Ok(crate::app::EXIT_USAGE);
-            }
-        },
-    };
-    let dirs: Vec<PathBuf> = if all {
-        crate::session::store::sub_dirs(&crate::session::paths::projects_root())
-            .iter()
-            .flat_map(|p| crate::session::store::sub_dirs(p))
-            .collect()
-    } else {
-        let project = crate::app::project_dir()?;
-        let id = match o.session.as_deref() {
-            Some(n) if !n.is_empty() => {
-                crate::session::paths::validate_session_name(n)
-                    .map_err(crate::config::ConfigError::Usage)?;
-                n.to_string()
-            }
-            _ => match crate::session::store::latest_session(&project) {
-                Some(id) => id,
-                None => {
-                    println!("No sessions found.");
-                    return Ok(crate::app::EXIT_OK);
-                }
-            },
-        };
-        let dir = project.join(&id);
-        if !dir.is_dir() {
-            crate::app::print_error(&format!("no session named {id} in this project"));
-            return Ok(crate::app::EXIT_FAIL);
-        }
-        let mut v = vec![dir.clone()];
-        for s in sub_sessions(&dir) {
-            let p = project.join(s);
-            if p.is_dir() && !v.contains(&p) {
-                v.push(p);
-            }
-        }
-        v
-    };
-    let ov = match Overrides::load_checked() {
-        Ok(ov) => ov,
-        Err(e) => {
-            eprintln!("note: ignoring prices in {e}");
-            Overrides::default()
-        }
-    };
-    let mut sessions = Vec::new();
-    let mut models: BTreeMap<String, Totals> = BTreeMap::new();
-    let mut total = Totals::default();
-    let mut skipped = 0;
-    for dir in &dirs {
-        let (entries, source, bad) = session_entries(dir, cutoff);
-        skipped += bad;
-        if entries.is_empty() {
-            continue;
-        }
-        let mut t = Totals::default();
-        for e in &entries {
-            t.add(e, &ov);
-            let m = if e.model.is_empty() {
-                "unknown"
-            } else {
-                &e.model
-            };
-            models.entry(m.to_string()).or_default().add(e, &ov);
-        }
-        total.merge(&t);
-        sessions.push(SessionUsage {
-            project: dir.parent().map(name_of).unwrap_or_default(),
-            session: name_of(dir),
-            source,
-            totals: t,
-        });
-    }
-    if skipped > 0 {
-        eprintln!("note: skipped {skipped} corrupt line(s) in usage.jsonl/events.jsonl");
-    }
-    if o.json {
-        let obj = |pairs: Vec<(&str, Value)>| {
-            pairs
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect::<serde_json::Map<String, Value>>()
-        };
-        let out = json!({
-            "scope": if all { "all" } else { "session" },
-            "since": since,
-            "sessions": sessions.iter().map(|s| s.totals.json(obj(vec![
-                ("project", json!(s.project)),
-                ("session", json!(s.session)),
-                ("source", json!(s.source)),
-            ]))).collect::<Vec<_>>(),
-            "models": models.iter().map(|(m, t)| t.json(obj(vec![("model", json!(m))]))).collect::<Vec<_>>(),
-            "total": total.json(serde_json::Map::new()),
-            "skipped_lines": skipped,
-        });
-        println!("{out}");
-        return Ok(crate::app::EXIT_OK);
-    }
-    if sessions.is_empty() {
-        println!("No usage recorded.");
-        return Ok(crate::app::EXIT_OK);
-    }
-    print!("{}", render_table(&sessions, &models, &total));
-    Ok(crate::app::EXIT_OK)
-}
-
-fn row(w: usize, name: &str, t: &Totals) -> String {
-    use crate::features::usage::fmt_n as n;
+pub fn row(w: usize, name: &str, t: &Totals) -> String {
+    use crate::usage::report::fmt_n as n;
     format!(
         "{:<w$} {:>6} {:>12} {:>10} {:>12} {:>12} {:>9} {:>10}\n",
         name,
@@ -292,7 +176,7 @@ pub fn fmt_n(v: u64) -> String {
     crate::ui::title::thousands(v)
 }
 
-fn render_table(
+pub fn render_table(
     sessions: &[SessionUsage],
     models: &BTreeMap<String, Totals>,
     total: &Totals,

@@ -3,7 +3,7 @@
 //! read; a file whose inode changed, that shrank, or whose bytes before the offset changed
 //! is re-indexed from 0. The JSONL files stay the source of truth: the index can be deleted
 //! at any time, and an index with another `user_version` is dropped and rebuilt.
-use super::search_writer::{Run, Writer};
+use super::writer::{Run, Writer};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
@@ -395,7 +395,7 @@ fn tail_hash(f: &mut std::fs::File, end: u64) -> std::io::Result<i64> {
     f.seek(SeekFrom::Start(start))?;
     let mut buf = vec![0u8; (end - start) as usize];
     f.read_exact(&mut buf)?;
-    Ok(super::hash::fnv64(&buf) as i64)
+    Ok(crate::util::hash::fnv64(&buf) as i64)
 }
 
 fn tail_matches(f: &mut std::fs::File, end: u64, expected: i64) -> bool {

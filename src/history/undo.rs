@@ -1,8 +1,7 @@
 //! `undo`: restore the files the agent changed in the last N turns that have file history
 //! (see `history.rs` for the on-disk format), log an `undo` event and leave a note for the
 //! model's next turn.
-use super::history::{index_path, read_index, undo_line, FileState, Record};
-use crate::cli::Opts;
+use super::files::{index_path, read_index, undo_line, FileState, Record};
 use crate::session::Session;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
@@ -206,7 +205,7 @@ pub fn undo(session: &Session, turns: u64, force: bool) -> Result<UndoReport, St
                     t.blob.display()
                 )
             })?;
-            if super::hash::hex(&bytes) != t.hash {
+            if crate::util::hash::hex(&bytes) != t.hash {
                 return Err(format!(
                     "saved copy of {} is damaged ({}); nothing was restored",
                     path.display(),
@@ -282,57 +281,4 @@ fn restore(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     }
     crate::util::fsx::write_atomic(path, bytes)?;
     fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o7777))
-}
-
-/// `bash-agent undo [--session NAME] [--turns N] [--force]`.
-pub fn cmd_undo(o: &Opts, turns: u64, force: bool) -> anyhow::Result<i32> {
-    let project = crate::app::project_dir()?;
-    let id = match o.session.as_deref() {
-        Some(n) if !n.is_empty() => {
-            crate::session::paths::validate_session_name(n)
-                .map_err(crate::config::ConfigError::Usage)?;
-            n.to_string()
-        }
-        _ => match crate::session::store::latest_session(&project) {
-            Some(id) => id,
-            None => {
-                crate::app::print_error("no session to undo in this project");
-                return Ok(crate::app::EXIT_FAIL);
-            }
-        },
-    };
-    let session = Session::new(&project, &id);
-    if !session.dir.is_dir() {
-        crate::app::print_error(&format!("no session named {id} in this project"));
-        return Ok(crate::app::EXIT_FAIL);
-    }
-    // Hold the session's run lock: no agent may start a turn while files are restored.
-    let _lock = match crate::session::lock::SessionLock::acquire(&session.dir, &id) {
-        Ok(l) => l,
-        Err(e) => {
-            crate::app::print_error(&format!("{e}; use /undo inside that agent"));
-            return Ok(crate::app::EXIT_FAIL);
-        }
-    };
-    match undo(&session, turns, force) {
-        Ok(r) => {
-            if o.json {
-                let v = serde_json::json!({
-                    "session": id,
-                    "turns": r.turns,
-                    "restored": r.restored.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
-                    "removed": r.removed.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
-                    "overwritten": r.overwritten.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
-                });
-                println!("{v}");
-            } else {
-                println!("Session {id}: {r}");
-            }
-            Ok(crate::app::EXIT_OK)
-        }
-        Err(msg) => {
-            crate::app::print_error(&msg);
-            Ok(crate::app::EXIT_FAIL)
-        }
-    }
 }

@@ -1,8 +1,7 @@
 //! `bash-agent search "words" [--all-projects] [--json]`: full-text search over the
 //! sessions' events (user inputs, answers, thinking, tool calls and results, sub-agent and
 //! background results, errors) through the index in `search_index.rs`.
-use super::search_index::{Hit, Index};
-use crate::cli::Opts;
+use super::index::{Hit, Index};
 
 /// Hits shown at most.
 pub const LIMIT: usize = 50;
@@ -38,75 +37,15 @@ pub fn search(words: &str, all_projects: bool, marks: (&str, &str)) -> Result<Ve
         idx.sync_all(&crate::session::paths::projects_root())?;
         None
     } else {
-        let dir = crate::app::project_dir().map_err(|e| e.to_string())?;
+        let dir = crate::session::select::project_dir().map_err(|e| e.to_string())?;
         idx.sync_project(&dir)?;
         dir.file_name().map(|n| n.to_string_lossy().into_owned())
     };
     idx.search(&q, project.as_deref(), LIMIT + 1, marks)
 }
 
-fn one_line(s: &str) -> String {
+pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `bash-agent search`.
-pub fn cmd_search(o: &Opts, words: &str, all_projects: bool) -> anyhow::Result<i32> {
-    use std::io::IsTerminal;
-    let color =
-        !o.json && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let marks = if color {
-        ("\x1b[1m", "\x1b[0m")
-    } else {
-        ("", "")
-    };
-    let mut hits = match search(words, all_projects, marks) {
-        Ok(h) => h,
-        Err(e) if e.starts_with("nothing to search") => {
-            crate::app::print_error(&e);
-            return Ok(crate::app::EXIT_USAGE);
-        }
-        Err(e) => {
-            crate::app::print_error(&e);
-            return Ok(crate::app::EXIT_FAIL);
-        }
-    };
-    let more = hits.len() > LIMIT;
-    hits.truncate(LIMIT);
-    if o.json {
-        let arr: Vec<serde_json::Value> = hits
-            .iter()
-            .map(|h| {
-                serde_json::json!({
-                    "project": h.project,
-                    "session": h.session,
-                    "type": h.kind,
-                    "line": h.line_no,
-                    "offset": h.offset,
-                    "snippet": one_line(&h.snippet),
-                })
-            })
-            .collect();
-        println!("{}", serde_json::Value::from(arr));
-    } else {
-        if hits.is_empty() {
-            eprintln!("No matches.");
-        }
-        let mut out = String::new();
-        for h in &hits {
-            out.push_str(&format!(
-                "{}/{}  {}  {}\n",
-                h.project,
-                h.session,
-                h.kind,
-                one_line(&h.snippet)
-            ));
-        }
-        print!("{out}");
-    }
-    if more {
-        eprintln!("note: only the best {LIMIT} hits are shown; add words to narrow the search");
-    }
-    Ok(crate::app::EXIT_OK)
 }
 
 #[cfg(test)]

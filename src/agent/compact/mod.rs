@@ -5,7 +5,6 @@
 //! summary.txt (atomic), append the head to conversation-archive.jsonl (one write) and
 //! replace conversation.jsonl with the tail (atomic). Any failure before that point leaves
 //! the session folder as it was.
-#[path = "compact_dp.rs"]
 pub mod dp;
 
 use crate::config::Config;
