@@ -68,7 +68,7 @@ fn cmd_prune(
     }
     let age_text = older_than.unwrap_or(DEFAULT_PRUNE_AGE);
     let Some(age) = crate::util::time::parse_duration(age_text) else {
-        return Err(Error::usage(&format!(
+        return Err(Error::usage(format!(
             "Invalid --older-than: {age_text} (use e.g. 30d, 12h)"
         )));
     };

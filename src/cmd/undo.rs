@@ -21,7 +21,7 @@ pub fn cmd_undo(o: &Opts, turns: u64, force: bool) -> Result {
     };
     let session = Session::new(&project, &id);
     if !session.dir.is_dir() {
-        return Err(Error::runtime(&format!(
+        return Err(Error::runtime(format!(
             "no session named {id} in this project"
         )));
     }
@@ -29,7 +29,7 @@ pub fn cmd_undo(o: &Opts, turns: u64, force: bool) -> Result {
     let _lock = match crate::session::lock::SessionLock::acquire(&session.dir, &id) {
         Ok(l) => l,
         Err(e) => {
-            return Err(Error::runtime(&format!("{e}; use /undo inside that agent")));
+            return Err(Error::runtime(format!("{e}; use /undo inside that agent")));
         }
     };
     match undo(&session, turns, force) {

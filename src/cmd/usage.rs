@@ -16,7 +16,7 @@ pub fn cmd_usage(o: &Opts, all: bool, since: Option<&str>) -> Result {
         Some(s) => match crate::util::time::parse_duration(s) {
             Some(d) => Some(crate::util::time::now_secs() - d),
             None => {
-                return Err(Error::usage(&format!(
+                return Err(Error::usage(format!(
                     "Invalid --since: {s} (use e.g. 7d, 12h, 30m)"
                 )));
             }
@@ -44,7 +44,7 @@ pub fn cmd_usage(o: &Opts, all: bool, since: Option<&str>) -> Result {
         };
         let dir = project.join(&id);
         if !dir.is_dir() {
-            return Err(Error::runtime(&format!(
+            return Err(Error::runtime(format!(
                 "no session named {id} in this project"
             )));
         }
