@@ -1,4 +1,4 @@
-//! The runtime (ipc-sessions.md §1.4–1.5): open the session, start the FIFO readers, and
+//! The runtime (docs/fifo-protocol.md): open the session, start the FIFO readers, and
 //! run the main loop over input.fifo — one turn at a time, notify turns on wakeups, the
 //! one-shot exit rule, signals, and cleanup on every exit path.
 use crate::agent::emit::{DisplaySink, Emitter};
@@ -46,7 +46,7 @@ fn install_signals(cancel: &Cancel) -> Signals {
 fn sub_api_key(o: &Opts) -> Opts {
     let mut o = o.clone();
     if let Ok(k) = std::env::var(crate::agent::subagent::API_KEY_ENV) {
-        // Internal state (decision 5): consumed here, before any thread or child exists,
+        // Internal state is never exported to tools: consumed here, before any thread or child,
         // so tool processes never inherit the key.
         std::env::remove_var(crate::agent::subagent::API_KEY_ENV);
         if o.api_key.is_none() && !k.is_empty() {
