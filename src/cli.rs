@@ -1,4 +1,4 @@
-//! Command-line definitions (clap) — flags of ipc-sessions.md §6.1 and model-tools.md §1.1,
+//! Command-line definitions (clap) — the shell version's flags (docs/cli.md),
 //! plus this product's subcommands and script-client flags. No behaviour lives here.
 use clap::{Args, Parser, Subcommand};
 

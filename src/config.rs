@@ -1,4 +1,4 @@
-//! Run configuration: provider/model/key/URL resolution (model-tools.md §1.1) and the
+//! Run configuration: provider/model/key/URL resolution (docs/providers.md) and the
 //! numeric limits, from flags and environment. Errors carry the reference's wording.
 use crate::cli::Opts;
 use crate::error::Error;

@@ -1,4 +1,4 @@
-//! Background Bash tasks (ipc-sessions.md §7.2): `bash -lc CMD` in its own process group,
+//! Background Bash tasks (docs/fifo-protocol.md): `bash -lc CMD` in its own process group,
 //! stdin /dev/null, output to a private temp file; a waiter thread reports
 //! `ASYNC_TASK_RESULT task_id rc output` on the session's notify.fifo (or, with no reader,
 //! appends it to notify.buf so it is delivered on resume).

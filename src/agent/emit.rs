@@ -18,11 +18,11 @@ pub struct DisplaySink {
 pub struct Emitter {
     pub events: EventLog,
     pub display: Option<Mutex<DisplaySink>>,
-    /// Terminal title (§3.6.3): only when stderr is a TTY; holds the model name.
+    /// Terminal title (`ui::title`): only when stderr is a TTY; holds the model name.
     pub title_model: Option<String>,
 }
 
-/// The event line for a turn frame (ipc-sessions.md §1.6 step 7), if it has one.
+/// The events.jsonl line a turn frame is logged as (catalogue: `session::events`), if any.
 pub fn event_for(frame: &Frame) -> Option<String> {
     let f = |i| frame.field(i);
     let n = |i: usize| frame.field(i).trim().parse::<u64>().unwrap_or(0);

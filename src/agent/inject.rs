@@ -5,7 +5,7 @@ use crate::session::conversation as conv;
 use crate::session::Session;
 
 /// The text that goes to the conversation for a user input: `[Image #N]` mappings
-/// (ipc-sessions.md §1.6 step 3) and a pending undo note.
+/// (an `<attached-images>` block for the images that exist) and a pending undo note.
 pub fn conversation_text(session: &Session, input: &str, note: Option<String>) -> String {
     let mut text = String::new();
     if let Some(n) = note {

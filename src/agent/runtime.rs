@@ -1,4 +1,4 @@
-//! The runtime (ipc-sessions.md §1.4–1.5): open the session, start the FIFO readers, and
+//! The runtime (docs/fifo-protocol.md): open the session, start the FIFO readers, and
 //! run the main loop over input.fifo — one turn at a time, notify turns on wakeups, the
 //! one-shot exit rule, signals, and cleanup on every exit path.
 use crate::agent::emit::Emitter;

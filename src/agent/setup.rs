@@ -26,7 +26,7 @@ pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), Error> {
     if o.listen {
         return Ok((Mode::Listen, cli.prompt.clone()));
     }
-    // G-15: a prompt given with -i becomes the first input.
+    // A prompt given with -i becomes the first input (the shell version dropped it).
     if o.interactive {
         return Ok((Mode::Interactive, cli.prompt.clone()));
     }
@@ -46,7 +46,7 @@ pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), Error> {
     let text = String::from_utf8_lossy(&buf);
     let text = text.trim_end_matches(['\n', '\r']);
     if text.trim().is_empty() {
-        // G-13: an empty prompt is an error, never the text "0".
+        // An empty prompt is an error, never the text "0" (docs/differences-from-shell.md).
         return Err(Error::Usage(
             "empty prompt: give a prompt argument or pipe text on stdin".into(),
         ));

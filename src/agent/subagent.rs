@@ -1,8 +1,8 @@
-//! Sub-agents (ipc-sessions.md §7.1, decision 11): this binary re-executed in a `sub_<id>`
+//! Sub-agents (docs/fifo-protocol.md): this binary re-executed in a `sub_<id>`
 //! session, silenced, in its own process group, reporting the 10-field AGENT_RESULT on the
 //! parent's notify.fifo. A reaper thread waits for each child; a child that dies without
-//! reporting (SIGKILL, crash) is reported `failed` by the parent itself (G-02). A result
-//! whose parent is gone goes to the parent's notify.buf (G-03).
+//! reporting (SIGKILL, crash) is reported `failed` by the parent itself, so nothing hangs. A result
+//! whose parent is gone goes to the parent's notify.buf (shown on its next start).
 use crate::ipc::notify::{self, wire_agent_result, Reported};
 use crate::session::events::{ev, EventLog};
 use crate::session::stats::Stats;
@@ -209,7 +209,7 @@ fn deliver_result(parent_notify: &Path, buf: &Path, wire: &crate::ipc::resp::Fra
 /// What a sub-agent's runtime calls at its end: the 10-field result (thinking and text of
 /// the last assistant line only when `status == "ok"`; totals from its stats.json) to the
 /// parent's notify.fifo, or, with the parent gone, the 7-field form into the parent's
-/// notify.buf (G-03; never a regular file named notify.fifo).
+/// notify.buf (kept for the next start; never a regular file named notify.fifo).
 pub fn send_result(parent_notify: &Path, child: &Session, status: &str) {
     let (thinking, text) = if status == "ok" {
         let (lines, _) = crate::session::conversation::read_lines(&child.conversation());

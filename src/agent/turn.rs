@@ -1,4 +1,4 @@
-//! One turn (ipc-sessions.md §1.6, model-tools.md §4): drain notifications → compact →
+//! One turn: drain notifications → compact →
 //! stream the model → run tools as their blocks complete → persist → repeat until a final
 //! stop. Every exit path leaves conversation.jsonl consistent.
 use crate::agent::emit::Emitter;

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 fn sub_api_key(o: &Opts) -> Opts {
     let mut o = o.clone();
     if let Ok(k) = std::env::var(crate::agent::subagent::API_KEY_ENV) {
-        // Internal state (decision 5): consumed here, before any thread or child exists,
+        // Internal state is never exported to tools: consumed here, before any thread or child,
         // so tool processes never inherit the key.
         std::env::remove_var(crate::agent::subagent::API_KEY_ENV);
         if o.api_key.is_none() && !k.is_empty() {

@@ -1,4 +1,4 @@
-//! File history (issue 8): before Write/Edit change a file, the first version seen in a turn
+//! File history (docs/features.md): before Write/Edit change a file, the first version in a turn
 //! is kept under `<session>/file-history/<turn>/<fnv64(path)>` and described by a line in
 //! `<session>/file-history/index.jsonl`. After the tool ran, the resulting state is recorded
 //! so `undo` can tell an outside change from the agent's own.

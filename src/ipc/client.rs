@@ -1,4 +1,4 @@
-//! Script clients (issue 5): `--session NAME --send TEXT [--wait]` writes a USER_INPUT frame
+//! Script clients: `--session NAME --send TEXT [--wait]` writes a USER_INPUT frame
 //! to the running agent's input.fifo, `--inject TEXT` a USER_NOTIFY frame to its
 //! notify.fifo. Never blocks on a session nobody serves: exit 1 with
 //! `no agent is running on session NAME`.

@@ -1,4 +1,4 @@
-//! active_sub.count: running sub-agents and background tasks (decision 1). Every change is
+//! active_sub.count: running sub-agents and background tasks (docs/sessions.md). Every change is
 //! a read-modify-write under an exclusive `flock` on `.active_sub.count.lock`, replaced
 //! atomically (temp + rename), and never goes below zero.
 use crate::session::Session;

@@ -1,4 +1,4 @@
-//! input.fifo: the main loop's single ordered source (ipc-sessions.md §1.5, §2, §6.4), and
+//! input.fifo: the main loop's single ordered source (docs/fifo-protocol.md), and
 //! the frame writer every client, child and thread uses.
 //!
 //! Writers: a frame up to PIPE_BUF goes out in ONE `write(2)` (atomic on a pipe) under a
@@ -283,7 +283,7 @@ fn read_loop(file: File, tx: mpsc::Sender<InputMsg>) {
                 InputMsg::Malformed(format!("malformed frame on input.fifo: {e}"))
             }
             Item::Frame(f) => match f.kind() {
-                // G-13: the content is field 2; an empty one is ignored (never "0").
+                // The content is field 2; an empty one is ignored (never "0").
                 "USER_INPUT" => {
                     let content = f.field(2);
                     if content.is_empty() {

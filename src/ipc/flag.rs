@@ -1,4 +1,4 @@
-//! agent_running.flag (decision 1): exists exactly while a turn runs; content
+//! agent_running.flag (docs/sessions.md): exists exactly while a turn runs; content
 //! `<pid> <start epoch secs>\n`, written atomically, removed when the guard drops (every
 //! exit path of a turn: normal end, error, interrupt, panic unwinding).
 use crate::session::Session;

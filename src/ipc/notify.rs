@@ -1,7 +1,7 @@
-//! The notify path (ipc-sessions.md §1.3, §1.6–1.7, §7.3): the reader thread that owns
+//! The notify path (docs/fifo-protocol.md): the reader thread that owns
 //! notify.fifo, the notify.buf buffer (appends and drains mutually exclusive under a
 //! `flock` on `.notify.buf.lock`, so no append is ever lost), the injection text, and the
-//! recovery of a crashed run's leftovers (§8.1, G-03, G-25).
+//! recovery of a crashed run's leftovers (results kept, shown before the first turn).
 use crate::ipc::fifo::{self, FifoWriter};
 pub use crate::ipc::recover::recover_stale;
 use crate::ipc::resp::{self, Frame, Item, Reader};
@@ -96,7 +96,7 @@ pub fn drain(session: &Session) -> Vec<Frame> {
     resp::decode_all(&bytes, |_| {})
 }
 
-/// The user message the drained items become (§1.7), without a final newline.
+/// The user message the drained items become (one for all of them), without a final newline.
 pub fn injection_text(frames: &[Frame]) -> String {
     let mut s = String::new();
     for f in frames {
@@ -348,7 +348,7 @@ fn store(ctx: &Ctx, buf: &Path, frame: &Frame, task_done: bool) {
     let _ = ctx.input.send(&Frame::new(["NOTIFY_PENDING"]));
 }
 
-/// The one-shot exit condition (§1.5): no sub-agent or task running and nothing buffered.
+/// The one-shot exit condition: no sub-agent or task running and nothing buffered.
 pub fn nothing_pending(session: &Session) -> bool {
     crate::ipc::counter::get(session) <= 0 && !crate::util::fsx::non_empty(&session.notify_buf())
 }

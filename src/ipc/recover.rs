@@ -1,4 +1,4 @@
-//! Start-up recovery of a crashed run's leftovers (ipc-sessions.md §8.1, G-03, G-25).
+//! Start-up recovery of a crashed run's leftovers (docs/fifo-protocol.md, "After a crash").
 use crate::ipc::fifo;
 use crate::ipc::notify::{append_to_buf, buffer_form, lock_buf};
 use crate::ipc::resp::{self, Frame};

@@ -1,4 +1,4 @@
-//! RESP-like framing (ipc-sessions.md §2): `*N\r\n` then N × `$L\r\n<L bytes>\r\n`.
+//! RESP-like framing (docs/fifo-protocol.md): `*N\r\n` then N × `$L\r\n<L bytes>\r\n`.
 //!
 //! The writer always emits CRLF. The reader is bounded (caps on field count and length),
 //! tolerates LF-only headers as the reference does, and on a malformed frame reports an

@@ -1,4 +1,4 @@
-//! Anthropic Messages stream normaliser (model-tools.md §2.4, the common parser).
+//! Anthropic Messages stream normaliser (the common parser the others are modelled on).
 //!
 //! Text and thinking deltas stream live; a tool_use block is emitted when it closes, with
 //! the raw accumulated `partial_json` (possibly empty: the caller validates). Usage comes

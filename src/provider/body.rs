@@ -1,4 +1,4 @@
-//! Request bodies in the reference's exact field order (model-tools.md §1.2, §1.5, §1.6).
+//! Request bodies in the reference's exact field order (docs/providers.md, "Request bodies").
 //!
 //! The canonical body is the Claude Messages shape; OpenAI chat and Responses bodies are
 //! converted from the same inputs (conversation lines, system prompt, tools.json).
@@ -29,7 +29,7 @@ pub(crate) fn effort(cfg: &ProviderConfig) -> &str {
     }
 }
 
-/// Canonical Claude body (§1.2):
+/// Canonical Claude body (the shape every request starts from):
 /// `{"max_tokens":N,"messages":[...],"model":"M"[,"output_config":{"effort":"E"}],"stream":true[,"system":"…"][,"thinking":{"type":"T"}][,"tools":[…]]}`
 pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
     let mut b =
@@ -86,7 +86,7 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
 }
 
 /// The official Anthropic API rejects what the shell format stores in assistant messages
-/// (model-tools.md §11 item 3): thinking blocks without a signature and empty text blocks.
+/// (docs/providers.md): thinking blocks without a signature and empty text blocks.
 /// Compatible servers (DeepSeek, local ones, the scripted mock) get the lines verbatim.
 pub fn is_official_anthropic(base_url: &str) -> bool {
     base_url.contains("://api.anthropic.com")

@@ -1,4 +1,4 @@
-//! Model providers (model-tools.md §1–2): request building, HTTP with retries, SSE parsing
+//! Model providers (docs/providers.md): request building, HTTP with retries, SSE parsing
 //! and per-provider normalisation to [`StreamEvent`]s.
 //!
 //! Entry point: [`stream`]. It blocks, calls `on_event` for every event in order, and
@@ -79,7 +79,7 @@ pub struct Request<'a> {
     pub disable_thinking: bool,
 }
 
-/// Normalised stream events (model-tools.md §2.5).
+/// Normalised stream events (docs/providers.md, "Streaming").
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
     Text(String),

@@ -1,4 +1,4 @@
-//! The common shape of the per-provider stream normalisers (model-tools.md §2.3–2.4).
+//! The common shape of the per-provider stream normalisers (docs/providers.md, "Streaming").
 //!
 //! A normaliser receives SSE events, emits content events (`Text`, `Thinking`,
 //! `ToolCall`) through `out` as they complete, and reports the terminal state to the

@@ -1,5 +1,5 @@
-//! OpenAI Responses (DeepSeek-compatible subset): body conversion (model-tools.md §1.6)
-//! and stream normaliser (§2.3).
+//! OpenAI Responses (DeepSeek-compatible subset): body conversion (docs/providers.md)
+//! and stream normaliser (Responses SSE to `StreamEvent`s, see `norm`).
 use super::body::{
     effort, image_data_url, input_as_arguments, parsed_messages, thinking_on, tool_parameters,
     tool_result_images, tool_result_text, tools_list,

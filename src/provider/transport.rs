@@ -67,7 +67,7 @@ pub fn endpoint(cfg: &ProviderConfig) -> String {
     format!("{base}{suffix}")
 }
 
-/// Request headers in the reference order (§1.1). No auth header when the key is empty.
+/// Request headers in the reference order (docs/providers.md); no auth header without a key.
 pub fn headers(cfg: &ProviderConfig) -> Vec<(&'static str, String)> {
     let mut h = vec![("Content-Type", "application/json".to_string())];
     match cfg.kind {

@@ -1,4 +1,4 @@
-//! conversation.jsonl (ipc-sessions.md §3.5): line shapes with the reference key order,
+//! conversation.jsonl (docs/sessions.md): line shapes with the reference key order,
 //! whole-line appends, and a reader that skips corrupt lines and repairs a dangling
 //! tool_use (a crash between an assistant line and its results) when building messages.
 use crate::util::jsonl::{quote, Obj};

@@ -1,4 +1,4 @@
-//! events.jsonl: the event catalogue of ipc-sessions.md §4.2 (keys in the reference order,
+//! events.jsonl: the event catalogue of the shell version (keys in the reference order,
 //! `type` first), a whole-line appender that can echo to stdout (stream-json), and a
 //! tolerant reader that skips and reports torn or corrupt lines.
 use crate::util::jsonl::Obj;
@@ -22,7 +22,7 @@ pub mod ev {
             .str("content", content)
             .finish()
     }
-    /// Our addition (design decision 12): an injected USER_NOTIFY text.
+    /// Our addition (replay and watchers see injections): an injected USER_NOTIFY text.
     pub fn user_notify(content: &str) -> String {
         Obj::new()
             .str("type", "user_notify")
@@ -148,7 +148,7 @@ pub mod ev {
             .str("output", output)
             .finish()
     }
-    /// Our addition (issue 8): files restored by `undo`.
+    /// Our addition (docs/features.md): files restored by `undo`.
     pub fn undo(turns: u64, files: &[String]) -> String {
         let list = serde_json::Value::from(files.to_vec());
         Obj::new()

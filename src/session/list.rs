@@ -1,4 +1,4 @@
-//! `--list-sessions` (ipc-sessions.md §6.3, sorted by last activity per decision 7) and
+//! `--list-sessions` (docs/sessions.md; sorted by last activity, newest first) and
 //! `--list-sessions --json`.
 use crate::session::store::{last_activity, last_activity_ns};
 use crate::util::jsonl::Obj;

@@ -1,4 +1,4 @@
-//! Storage root, `project_key` (ipc-sessions.md §3.2), session ids (§3.3) and name rules.
+//! Storage root, `project_key`, session ids and name rules (docs/sessions.md).
 use std::path::{Path, PathBuf};
 
 /// `${BASH_AGENT_HOME:-$HOME}` (empty values count as unset).

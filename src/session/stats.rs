@@ -1,4 +1,4 @@
-//! stats.json (ipc-sessions.md §3.6): one line, fixed key order, atomic replacement.
+//! stats.json (docs/sessions.md): one line, fixed key order, atomic replacement.
 //! Empty or missing files read as zeros; readers never depend on key order.
 use serde_json::Value;
 use std::path::Path;

@@ -1,5 +1,5 @@
-//! The session folder (ipc-sessions.md §3.4): paths of every file, init, fork (§3.8),
-//! `--continue` selection (§6.2a).
+//! The session folder (docs/sessions.md): paths of every file, init, fork,
+//! `--continue` selection (latest events.jsonl, `sub_*` skipped).
 use crate::util::fsx;
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, PermissionsExt};
@@ -113,7 +113,7 @@ impl Session {
         Ok(new_session)
     }
 
-    /// Copy conversation, archive, summary and plan from `src` (fork, §3.8).
+    /// Copy conversation, archive, summary and plan from `src` (fork; not events or stats).
     pub fn fork_from(&self, src: &Session) -> std::io::Result<()> {
         self.create_dir()?;
         for name in [

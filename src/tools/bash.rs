@@ -1,4 +1,4 @@
-//! Bash (model-tools.md §5.6): `bash -lc` in its own process group, stdin /dev/null,
+//! Bash (docs/tools-and-policy.md): `bash -lc` in its own process group, stdin /dev/null,
 //! stdout+stderr merged through one pipe, timeout and interrupt kill the whole group, a
 //! daemon keeping the pipe open cannot hang the call, output bounded while it is read.
 use super::common::{arg, flag, int};

@@ -1,4 +1,4 @@
-//! Edit (model-tools.md §5.5): replace the first exact occurrence, report `[+A -R lines]`
+//! Edit (docs/tools-and-policy.md): replace the first exact occurrence, report `[+A -R lines]`
 //! and a coloured unified diff made in-process; the file's mode is kept.
 use super::common::{arg, resolve};
 use super::diff::unified;

@@ -1,4 +1,4 @@
-//! Glob (model-tools.md §5.7): `rg --files <path> -g <pattern>` in-process with the
+//! Glob (docs/tools-and-policy.md): `rg --files <path> -g <pattern>` in-process with the
 //! `ignore` crate (same ignore rules: .gitignore in git repos, .ignore, .rgignore, hidden
 //! files skipped unless the glob names them), parallel walk, sorted output.
 use super::common::{arg, resolve};

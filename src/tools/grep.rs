@@ -1,4 +1,4 @@
-//! Grep (model-tools.md §5.8): `rg -n --color never --heading [-C n] [--glob g] -- pattern
+//! Grep (docs/tools-and-policy.md): `rg -n --color never --heading [-C n] [--glob g] -- pattern
 //! path` in-process with grep-regex/grep-searcher; parallel search, files sorted.
 use super::common::{arg, int, resolve};
 use super::glob::{overrides, shown, walker};

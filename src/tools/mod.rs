@@ -1,4 +1,4 @@
-//! The model's tools (model-tools.md §5): registry, dispatch, result truncation and the
+//! The model's tools (docs/tools-and-policy.md): registry, dispatch, result truncation and the
 //! permission policy. Every tool returns a [`ToolOutput`]; no tool may panic the agent.
 pub mod bash;
 mod common;
@@ -105,7 +105,7 @@ pub const TOOL_NAMES: [&str; 11] = [
     "SubAgent",
 ];
 
-/// The native file guard (§5.13) for Read/Write/Edit/Glob/Grep.
+/// The native file guard (`policy::file_required`) for Read/Write/Edit/Glob/Grep.
 fn guard(ctx: &ToolCtx, name: &str, input: &Value) -> Result<(), String> {
     use policy::Access;
     let path = input.get("path").map(value_text).unwrap_or_default();
@@ -167,7 +167,7 @@ pub fn run(ctx: &ToolCtx, name: &str, input: &Value) -> ToolOutput {
     }
 }
 
-/// The `[tool] Name(label)` summary of a call (display, §5.1).
+/// The `[tool] Name(label)` summary of a call (display and replay).
 pub fn call_summary(name: &str, input: &Value) -> String {
     let s = |k: &str| input.get(k).map(value_text).unwrap_or_default();
     let label = match name {

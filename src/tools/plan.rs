@@ -1,4 +1,4 @@
-//! PlanConfirm / PlanClear (model-tools.md §5.10, §7): compact first, then move the draft
+//! PlanConfirm / PlanClear (docs/tools-and-policy.md): compact first, then move the draft
 //! to plan.md (or empty plan.md). Every file change is atomic.
 use super::{ToolCtx, ToolOutput};
 use crate::util::fsx;

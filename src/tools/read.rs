@@ -1,4 +1,4 @@
-//! Read (model-tools.md §5.3): `cat -n` style numbered lines, offset/limit, a byte cap with
+//! Read (docs/tools-and-policy.md): `cat -n` style numbered lines, offset/limit, a byte cap with
 //! a note saying where to continue, binary files refused, invalid UTF-8 replaced.
 use super::common::{arg, int, resolve};
 use super::truncate::{file_summary, floor_boundary};

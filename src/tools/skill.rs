@@ -1,4 +1,4 @@
-//! Skill (model-tools.md §5.11): load `<root>/<name>/SKILL.md` from `$PWD/.claude/skills`,
+//! Skill (docs/tools-and-policy.md): load `<root>/<name>/SKILL.md` from `$PWD/.claude/skills`,
 //! `$PWD/skills`, `$HOME/.claude/skills` (the same lookup as the prompt's skill index,
 //! `tools::skills`) with `${BASH_AGENT_SKILL_DIR}` replaced by the skill's folder.
 use super::common::arg;

@@ -1,4 +1,4 @@
-//! Skills (model-tools.md §3.1, §5.11): the search directories, the skill index shown in
+//! Skills (docs/prompt.md, the Skill tool): the search directories, the skill index shown in
 //! the system prompt and loading one skill's SKILL.md.
 //!
 //! A skill is a directory `<root>/<name>/SKILL.md`. Roots, in order (existing ones only):

@@ -1,4 +1,4 @@
-//! SubAgent (model-tools.md §5.12, ipc-sessions.md §7.1): validation here, the launch
+//! SubAgent (docs/tools-and-policy.md): validation here, the launch
 //! itself belongs to the runtime (`ToolHost::spawn_sub_agent`).
 use super::common::{arg, flag};
 use super::{ToolCtx, ToolOutput};

@@ -1,4 +1,4 @@
-//! TodoWrite (model-tools.md §5.9, §2.5): validate the list, render the `- [x]`/`- [ ]`
+//! TodoWrite (docs/tools-and-policy.md): validate the list, render the `- [x]`/`- [ ]`
 //! checklist and the `x/y` summary. Invalid input is a tool error, never a stream abort.
 use super::{ToolCtx, ToolOutput};
 use serde_json::Value;

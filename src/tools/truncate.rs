@@ -1,4 +1,4 @@
-//! Result truncation (model-tools.md §5.1, measured in bytes) and the Read/Write file
+//! Result truncation (docs/tools-and-policy.md, measured in bytes) and the Read/Write file
 //! summary line.
 
 /// The part of the marker that does not depend on the length (used for the head budget).

@@ -1,4 +1,4 @@
-//! Write (model-tools.md §5.4): parents created, exact bytes, atomic replace keeping the
+//! Write (docs/tools-and-policy.md): parents created, exact bytes, atomic replace keeping the
 //! mode (symlinks are written through), failures reported.
 use super::common::{arg, has, resolve};
 use super::truncate::{count_lines, file_summary};

@@ -1,4 +1,4 @@
-//! Ctrl+V image paste (model-tools.md §8): a PNG from the clipboard (`wl-paste`, else
+//! Ctrl+V image paste (docs/interactive.md): a PNG from the clipboard (`wl-paste`, else
 //! `xclip`) is stored as `<session>/images/<N>.png` (N = highest existing number + 1)
 //! and `[Image #N]` is inserted. Any failure inserts nothing.
 use std::io::Read;

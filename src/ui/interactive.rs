@@ -1,4 +1,4 @@
-//! The interactive front end (model-tools.md §10): a line-editor thread that turns what
+//! The interactive front end (docs/interactive.md): a line-editor thread that turns what
 //! the user types into frames on input.fifo (USER_INPUT, SESSION_END) and notify.fifo
 //! (USER_NOTIFY), while the runtime prints through [`Interactive::printer`].
 //!

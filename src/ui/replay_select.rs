@@ -1,4 +1,4 @@
-//! Replay selection (ipc-sessions.md §5.1): the byte offset of the N-th last line that
+//! Replay selection (docs/replay.md, "Selection"): the byte offset of the N-th last line that
 //! contains `"type":"user_input"` (a plain substring match, like the reference's grep),
 //! found by reading the file backwards in blocks, so the cost depends on the size of the
 //! last N turns, not on the size of the file. Memory stays bounded even for huge lines.

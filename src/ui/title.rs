@@ -1,6 +1,6 @@
-//! The terminal title with live stats (ipc-sessions.md §3.6.3, model-tools.md §9.3):
+//! The terminal title with live stats (format in docs/replay.md, "Display"):
 //! `ESC]0;[⏳ ]<model> T:… R:… I:…(<cache%>) O:… C:… S:…tok/s BEL ESC]9;4;<3|0> BEL`.
-//! The caller writes it to stderr, and only when stderr is a TTY (gap G-28).
+//! The caller writes it to stderr, and only when stderr is a TTY (never into piped output).
 use crate::session::stats::Stats;
 
 /// `1234567` → `1,234,567`.

@@ -1,4 +1,4 @@
-//! The usage ledger (issue 8): one compact JSON line per model call in
+//! The usage ledger (docs/features.md): one compact JSON line per model call in
 //! `<session>/usage.jsonl`, fixed key order, whole-line appends. `bash-agent usage`
 //! (see `usage.rs`) sums it up; prices live in `prices.rs`.
 use crate::session::Session;

@@ -1,4 +1,4 @@
-//! The compaction decision (model-tools.md §6.3–6.4): how many trailing conversation lines
+//! The compaction decision (docs/compaction.md): how many trailing conversation lines
 //! to keep. A cost model weighs the cache savings of a shorter prefix against the cost of
 //! the summary call, the cache miss after the cut and the information lost.
 //!
@@ -184,7 +184,7 @@ pub fn dp_choose(lines: &[String], p: &DpParams, st: &Stats, max_context: u64) -
     best
 }
 
-/// §6.3: the number of trailing lines to keep, or 0 for "do not compact". The cut is moved
+/// The cost model: how many trailing lines to keep, or 0 for "do not compact". The cut is moved
 /// back to a user-turn line; it is abandoned when that keeps more than `max_keep` lines or
 /// drops fewer than `20·S` tokens.
 pub fn dp_keep(lines: &[String], p: &DpParams, stats: &Stats, max_context: u64) -> usize {
@@ -206,7 +206,7 @@ pub fn dp_keep(lines: &[String], p: &DpParams, stats: &Stats, max_context: u64) 
     adj
 }
 
-/// §6.4: keep the last `round(user_turns·ratio)` user turns (at least one), counted in
+/// The fallback: keep the last `round(user_turns·ratio)` user turns (at least one), counted in
 /// lines from the end; 0 when there is no user-turn line.
 pub fn turn_keep(lines: &[String], ratio: f64) -> usize {
     let user_turns = lines.iter().filter(|l| is_user_turn_line(l)).count();

@@ -1,4 +1,4 @@
-//! Context compaction (model-tools.md §6, ipc-sessions.md §3.7, decision 9).
+//! Context compaction (docs/compaction.md): nothing is trimmed before a summary exists.
 //!
 //! Decide how many trailing conversation lines to keep ([`dp`]), summarise the dropped
 //! head with one model call, then — only once a non-empty summary exists — write
@@ -162,7 +162,7 @@ fn joined(lines: &[String]) -> String {
     s
 }
 
-/// The summary call (§6.5): the dropped lines plus our instruction, same system prompt
+/// The summary call: the dropped lines plus our instruction, same system prompt
 /// and tools, thinking off. Returns the trimmed, non-empty summary text.
 fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
     // Only well-formed lines go to the model (they are archived verbatim regardless).

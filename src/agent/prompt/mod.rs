@@ -1,4 +1,4 @@
-//! The system prompt (model-tools.md §3), rebuilt before every LLM call.
+//! The system prompt (docs/prompt.md), rebuilt before every LLM call.
 //!
 //! Thirteen sections in a fixed order, each wrapped as `<tag>\n{content}\n</tag>` (or
 //! `<tag name="…">`) and followed by `\n`; empty sections are left out and the final

@@ -1,4 +1,4 @@
-//! The fixed prose of the system prompt (model-tools.md §3.2), written in this project's
+//! The fixed prose of the system prompt (docs/prompt.md), written in this project's
 //! own words. Dynamic parts (paths, files, skills) are filled in by `prompt.rs`.
 
 pub const IDENTITY_EN: &str = "You are bash-agent, a lightweight coding agent that lives in the user's terminal. You get work done by reading and changing files and running commands through the tools described below.";

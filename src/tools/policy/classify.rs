@@ -1,4 +1,4 @@
-//! The command classifier (model-tools.md §5.13 steps 1–4, with the documented fixes).
+//! The command classifier (docs/tools-and-policy.md, with the documented fixes).
 use super::scope::{harmless_device, Places};
 use super::words::{
     clean, commands, contains_any, is_device_disk, path_like, split_redirect, split_segments,

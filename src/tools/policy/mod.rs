@@ -1,7 +1,7 @@
-//! The permission policy `BASH_AGENT_BASH_MODE` (model-tools.md §5.13): a heuristic
+//! The permission policy `BASH_AGENT_BASH_MODE` (docs/tools-and-policy.md): a heuristic
 //! classifier giving the octal bits a command needs, the check against the mode, and the
 //! native file guard of the file tools. Deviations from the reference are listed in
-//! the README (section "Permission policy").
+//! docs/tools-and-policy.md (section "Permission policy").
 mod classify;
 mod scope;
 mod words;
@@ -39,7 +39,7 @@ pub enum Access {
     Write,
 }
 
-/// The native file guard (§5.13): the bits a file tool needs for `target`. Existing paths
+/// The native file guard: the bits a file tool needs for `target`. Existing paths
 /// are resolved through symlinks first, so a link cannot smuggle a system file in.
 pub fn file_required(target: &str, access: Access, places: &Places) -> u32 {
     let t = if target.is_empty() { "." } else { target };

@@ -1,4 +1,4 @@
-//! Human display of RESP frames (ipc-sessions.md §2.4, model-tools.md §9.1).
+//! Human display of RESP frames (docs/replay.md, "Display").
 //!
 //! Tracks the last printed byte (initially `\n`) and whether the previous frame was
 //! THINKING. Colours are emitted only when `color` is true (the caller decides from

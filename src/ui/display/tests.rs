@@ -1,4 +1,4 @@
-//! Unit tests of the §2.4 display table.
+//! Unit tests of the frame display table (docs/replay.md, "Display").
 use super::*;
 
 fn run(d: &mut Display, frames: &[Frame]) -> (String, String) {

@@ -1,4 +1,4 @@
-//! Replay of events.jsonl (ipc-sessions.md §5): selection of the last N turns (read
+//! Replay of events.jsonl (docs/replay.md): selection of the last N turns (read
 //! backwards from the end, see `replay_select`), translation of each line into the same
 //! RESP display frames as `awk/event_replay.awk`, and the `--replay`, `--replay-frames`
 //! and `--render` commands.
