@@ -3,7 +3,9 @@
 mod compact_support;
 
 use bash_agent::agent::compact::dp::line_tokens;
-use bash_agent::agent::compact::{compact, CompactCtx, CompactOutcome, SUMMARY_INSTRUCTION};
+use bash_agent::agent::compact::{compact, CompactOutcome, SUMMARY_INSTRUCTION};
+use bash_agent::agent::context::AgentCtx;
+use bash_agent::agent::recorder::Recorder;
 use bash_agent::session::conversation::is_user_turn_line;
 use bash_agent::session::events::EventLog;
 use bash_agent::session::stats::Stats;
@@ -26,7 +28,7 @@ struct Fx {
 fn fixture(turns: usize, pad: usize) -> Fx {
     let tmp = tempfile::tempdir().unwrap();
     let session = Session::new(&tmp.path().join("projects/-p"), "s");
-    let events = EventLog::new(session.events(), false);
+    let events = EventLog::new(session.events(), None);
     session.init(&events).unwrap();
     let lines = conversation(turns, pad);
     let mut text = lines.join("\n");
@@ -50,15 +52,10 @@ fn run(
     cancel: &Cancel,
 ) -> CompactOutcome {
     let cfg = config(url, max_context);
-    let ctx = CompactCtx {
-        session: &fx.session,
-        cfg: &cfg,
-        system_prompt: "SYSTEM PROMPT",
-        events: &fx.events,
-        cancel,
-        force,
-    };
-    compact(&ctx, trigger)
+    let rec = Recorder::new(fx.session.clone(), fx.events.clone(), &cfg);
+    let mut ctx = AgentCtx::new(fx.session.clone(), cfg, fx.session.dir.clone(), rec);
+    ctx.cancel = cancel.clone();
+    compact(&ctx, "SYSTEM PROMPT", trigger, force)
 }
 
 /// Every regular file of the folder with its bytes (FIFOs skipped).

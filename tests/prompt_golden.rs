@@ -1,5 +1,5 @@
 //! Golden tests for the system prompt (model-tools.md §3). Regenerate with `BLESS=1`.
-use bash_agent::agent::prompt::{build_with, Env, PromptInputs};
+use bash_agent::agent::prompt::{build_with, Env};
 use bash_agent::session::Session;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -42,13 +42,7 @@ fn fixture(lang: &str) -> Fixture {
 }
 
 fn render(f: &Fixture, skills: &[String], depth: u32) -> String {
-    let inp = PromptInputs {
-        session: &f.session,
-        cwd: &f.cwd,
-        skills,
-        depth,
-    };
-    build_with(&inp, &f.env).replace(f.root.to_str().unwrap(), "<TMP>")
+    build_with(&f.session, skills, depth, &f.env).replace(f.root.to_str().unwrap(), "<TMP>")
 }
 
 fn check(name: &str, actual: &str) {

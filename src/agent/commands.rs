@@ -9,7 +9,7 @@ pub fn restart_fresh(cfg: &Config) -> anyhow::Error {
         Err(e) => return anyhow::anyhow!("cannot start a new session: {e}"),
     };
     let mut c = std::process::Command::new(exe);
-    c.args(crate::agent::host::child_args(cfg)).arg("-i");
+    c.args(crate::agent::context::child_args(cfg)).arg("-i");
     if !cfg.provider.api_key.is_empty() {
         c.env(crate::agent::subagent::API_KEY_ENV, &cfg.provider.api_key);
     }

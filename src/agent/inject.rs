@@ -1,7 +1,7 @@
 //! What enters the conversation at a turn's edges: the user's text (with `[Image #N]`
 //! mappings and a pending undo note) and drained notifications (one user message).
-use crate::agent::turn::TurnCtx;
-use crate::session::conversation as conv;
+use crate::agent::context::AgentCtx;
+use crate::protocol::Event;
 use crate::session::Session;
 
 /// The text that goes to the conversation for a user input: `[Image #N]` mappings
@@ -42,28 +42,27 @@ pub fn conversation_text(session: &Session, input: &str, note: Option<String>) -
 
 /// Drain notify.buf: show each item, log injected USER_NOTIFY texts, and append the
 /// combined text as ONE user message. Returns whether something was injected.
-pub fn drain_notifications(ctx: &TurnCtx) -> bool {
-    let frames = crate::ipc::notify::drain(ctx.session);
+pub fn drain_notifications(ctx: &AgentCtx) -> bool {
+    let frames = ctx.rec.drain_notifications();
     if frames.is_empty() {
         return false;
     }
     for f in &frames {
         if f.kind() == "USER_NOTIFY" {
-            let _ = ctx
-                .emit
-                .events
-                .append(&crate::session::events::ev::user_notify(&f.field(1)));
+            if let Err(m) = ctx.rec.event(&Event::UserNotify {
+                content: f.field(1),
+            }) {
+                ctx.out.warn(&m);
+            }
         }
-        ctx.emit.show(f);
+        ctx.out.show(f);
     }
     let text = crate::ipc::notify::injection_text(&frames);
     if text.is_empty() {
         return false;
     }
-    if let Err(e) = conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)])
-    {
-        ctx.emit
-            .warn(&format!("cannot write conversation.jsonl: {e}"));
+    if let Err(m) = ctx.rec.user_message(&text) {
+        ctx.out.warn(&m);
         return false;
     }
     true

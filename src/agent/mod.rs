@@ -1,13 +1,14 @@
-//! The agent: system prompt, the turn loop, the runtime around it, compaction, sub-agents
-//! and background tasks.
+//! The agent: one context for the run, the runtime's main loop, a turn, tool calls, the
+//! recorder and the output, the system prompt, compaction, sub-agents and background tasks.
 pub mod background;
 pub mod commands;
 pub mod compact;
+pub mod context;
 pub mod editor;
-pub mod emit;
-pub mod host;
 pub mod inject;
+pub mod output;
 pub mod prompt;
+pub mod recorder;
 pub mod runtime;
 pub mod setup;
 pub mod slash;

@@ -65,7 +65,10 @@ pub struct Opened {
 }
 
 /// Choose the session, take its lock, fork if asked, init it.
-pub fn open_session(o: &Opts, events_echo: bool) -> crate::error::Result<(Opened, EventLog)> {
+pub fn open_session(
+    o: &Opts,
+    echo: Option<crate::session::events::Echo>,
+) -> crate::error::Result<(Opened, EventLog)> {
     let project = crate::session::select::project_dir()?;
     let (id, forked_from) = crate::session::select::for_run(o, &project)?;
     let session = Session::new(&project, &id);
@@ -86,7 +89,7 @@ pub fn open_session(o: &Opts, events_echo: bool) -> crate::error::Result<(Opened
             })?;
         }
     }
-    let events = EventLog::new(session.events(), events_echo);
+    let events = EventLog::new(session.events(), echo);
     let is_new = session.init(&events)?;
     Ok((
         Opened {

@@ -1,6 +1,7 @@
 //! Slash commands the shell version lacks (interactive and --listen): /help, /status,
 //! /compact, /sessions, /undo [N], /new, /exit.
-use crate::agent::runtime::Runtime;
+use crate::agent::context::AgentCtx;
+use crate::protocol::Event;
 use crate::session::stats::Stats;
 
 pub enum Action {
@@ -29,7 +30,7 @@ Keys: Ctrl+C interrupts a turn, Ctrl+O injects the line into the running turn,
 
 use crate::ui::title::thousands;
 
-fn status(rt: &Runtime) -> String {
+fn status(rt: &AgentCtx) -> String {
     let s = Stats::load(&rt.session.stats());
     let p = &rt.cfg.provider;
     let cost = crate::usage::prices::estimate_cost(&p.model, &s.totals())
@@ -57,57 +58,33 @@ fn status(rt: &Runtime) -> String {
 }
 
 /// Run `line` if it is a command.
-pub fn run(rt: &Runtime, line: &str) -> Action {
+pub fn run(rt: &AgentCtx, line: &str) -> Action {
     let mut parts = line.split_whitespace();
     let cmd = parts.next().unwrap_or("");
     let arg = parts.next();
     match cmd {
-        "/help" | "/?" => rt.emit.print(HELP),
-        "/status" => rt.emit.print(&status(rt)),
+        "/help" | "/?" => rt.out.print(HELP),
+        "/status" => rt.out.print(&status(rt)),
         "/exit" | "/quit" => return Action::Exit,
         "/new" => return Action::New,
-        "/sessions" => rt.emit.print(&crate::session::list::render_text(
+        "/sessions" => rt.out.print(&crate::session::list::render_text(
             &rt.session.project_dir(),
         )),
         "/compact" => {
-            let system = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
-                session: rt.session,
-                cwd: &rt.cwd,
-                skills: &rt.cfg.skills,
-                depth: rt.depth,
-            });
             rt.cancel.reset();
-            let out = crate::agent::compact::compact(
-                &crate::agent::compact::CompactCtx {
-                    session: rt.session,
-                    cfg: rt.cfg,
-                    system_prompt: &system,
-                    events: &rt.emit.events,
-                    cancel: rt.cancel,
-                    force: true,
-                },
-                "manual",
-            );
+            let out = crate::agent::compact::compact(rt, &rt.prompt(), "manual", true);
             use crate::agent::compact::CompactOutcome;
             match out {
-                CompactOutcome::Compacted { .. } => rt.emit.emit(&crate::ipc::resp::Frame::new([
-                    "CONTEXT_UPDATE",
-                    "compact",
-                    "manual",
-                ])),
-                CompactOutcome::NotNeeded => rt.emit.print("Nothing to compact.\n"),
-                CompactOutcome::Failed(m) => rt
-                    .emit
-                    .emit(&crate::ipc::resp::Frame::new(["ERROR", m.as_str()])),
+                CompactOutcome::Compacted { .. } => rt.emit(Event::context_update("manual")),
+                CompactOutcome::NotNeeded => rt.out.print("Nothing to compact.\n"),
+                CompactOutcome::Failed(m) => rt.emit(Event::error(m)),
             }
         }
         "/undo" => {
             let n = arg.and_then(|a| a.parse().ok()).unwrap_or(1);
-            match crate::history::undo::undo(rt.session, n, false) {
-                Ok(r) => rt.emit.print(&format!("{r}\n")),
-                Err(e) => rt
-                    .emit
-                    .emit(&crate::ipc::resp::Frame::new(["ERROR", e.as_str()])),
+            match crate::history::undo::undo(&rt.session, n, false) {
+                Ok(r) => rt.out.print(&format!("{r}\n")),
+                Err(e) => rt.emit(Event::error(e)),
             }
         }
         _ => return Action::NotACommand,

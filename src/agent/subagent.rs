@@ -11,7 +11,6 @@ use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Environment variable carrying the API key to a child (never argv).
@@ -20,38 +19,30 @@ pub const API_KEY_ENV: &str = "BASH_AGENT_SUB_API_KEY";
 /// How long the reaper waits, after the child exited, for its own result to be recorded.
 pub const REPORT_GRACE: Duration = Duration::from_secs(2);
 
-static CHILD_API_KEY: Mutex<Option<String>> = Mutex::new(None);
-
-/// The API key children receive through [`API_KEY_ENV`] (and the provider's usual
-/// variable), set once by the runtime after config resolution.
-pub fn set_child_api_key(key: &str) {
-    *CHILD_API_KEY.lock().unwrap_or_else(|p| p.into_inner()) =
-        (!key.is_empty()).then(|| key.to_string());
-}
-
-/// Start a sub-agent; returns `Sub-agent started: session_id=<sid>, pid=<pid>`.
-#[allow(clippy::too_many_arguments)]
+/// Start a sub-agent; returns `Sub-agent started: session_id=<sid>, pid=<pid>`. It inherits
+/// the run's flags; the key goes through the internal environment variable.
 pub fn spawn(
-    parent: &Session,
-    events: &EventLog,
-    reported: Reported,
-    base_args: &[String],
+    ctx: &crate::agent::context::AgentCtx,
     prompt: &str,
     description: &str,
     fork: bool,
-    notify_fifo: PathBuf,
 ) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the agent binary: {e}"))?;
+    let mut args = crate::agent::context::child_args(&ctx.cfg);
+    if !ctx.cfg.provider.api_key.is_empty() {
+        args.push("--api-key".into());
+        args.push(ctx.cfg.provider.api_key.clone());
+    }
     spawn_exe(
         &exe,
-        parent,
-        events,
-        reported,
-        base_args,
+        &ctx.session,
+        ctx.rec.events(),
+        ctx.reported.clone(),
+        &args,
         prompt,
         description,
         fork,
-        notify_fifo,
+        ctx.session.notify_fifo(),
     )
 }
 
@@ -79,13 +70,7 @@ pub fn spawn_exe(
     let _ = events.append_quiet(&ev::sub_agent_start(&sid, &ts, prompt, description, fork));
     crate::ipc::counter::add(parent, 1);
 
-    let (args, mut key) = split_api_key(base_args);
-    if key.is_none() {
-        key = CHILD_API_KEY
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-    }
+    let (args, key) = split_api_key(base_args);
     let mut cmd = Command::new(exe);
     cmd.args(&args)
         .arg("--session")

@@ -1,16 +1,14 @@
-//! One turn: drain notifications → compact →
-//! stream the model → run tools as their blocks complete → persist → repeat until a final
-//! stop. Every exit path leaves conversation.jsonl consistent.
-use crate::agent::emit::Emitter;
-use crate::config::Config;
-use crate::ipc::resp::Frame;
+//! One turn: drain notifications → compact → stream the model → run tools as their blocks
+//! complete → store the call → run the effects tools asked for → repeat until a final stop.
+//! Every exit path leaves conversation.jsonl consistent: what arrived is stored whether the
+//! answer ended normally, was cut (max_tokens, a dead server, a stall) or was interrupted.
+use crate::agent::context::{AgentCtx, Effect};
+use crate::agent::recorder::CallRecord;
+use crate::protocol::{Event, StopReason, Tokens, UsageKind};
 use crate::provider::{self, Request, StreamEvent};
 use crate::session::conversation::{self as conv, ToolUse};
-use crate::session::stats::{self, Usage};
-use crate::session::Session;
-use crate::tools::{self, ToolHost};
-use crate::util::cancel::Cancel;
-use std::path::PathBuf;
+use crate::session::stats::Usage;
+use crate::tools;
 
 /// Turn kind: a user's input, or a wakeup by notifications (no input of its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,46 +20,27 @@ pub enum Kind {
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TurnEnd {
-    Done(String),
+    Done(StopReason),
     Error(String),
     Interrupted,
 }
 
-/// What a turn needs.
-pub struct TurnCtx<'a> {
-    pub session: &'a Session,
-    pub cfg: &'a Config,
-    pub emit: &'a Emitter,
-    pub cancel: &'a Cancel,
-    pub host: &'a dyn ToolHost,
-    pub cwd: PathBuf,
-    pub depth: u32,
-    /// Called on the first model output of each call (stops the spinner).
-    pub on_first_output: &'a (dyn Fn() + Sync),
-    /// Called before each model call (starts the spinner).
-    pub on_call_start: &'a (dyn Fn() + Sync),
-}
-
-fn stats_update(ctx: &TurnCtx, f: impl FnOnce(&mut stats::Stats)) {
-    if let Err(e) = stats::update(&ctx.session.stats(), f) {
-        ctx.emit.warn(&format!("cannot write stats.json: {e}"));
+fn stats_update(ctx: &AgentCtx, f: impl FnOnce(&mut crate::session::stats::Stats)) {
+    if let Err(m) = ctx.rec.stats(f) {
+        ctx.out.warn(&m);
     }
 }
 
 /// Run one turn.
-pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
+pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     if kind == Kind::UserInput {
-        let _ = ctx
-            .emit
-            .events
-            .append(&crate::session::events::ev::user_input(input));
-        let note = crate::history::undo::take_pending_note(ctx.session);
-        let text = crate::agent::inject::conversation_text(ctx.session, input, note);
-        if let Err(e) =
-            conv::append_lines(&ctx.session.conversation(), &[conv::user_text_line(&text)])
-        {
-            let msg = format!("cannot write conversation.jsonl: {e}");
-            ctx.emit.emit(&Frame::new(["ERROR", msg.as_str()]));
+        ctx.emit(Event::UserInput {
+            content: input.to_string(),
+        });
+        let note = crate::history::undo::take_pending_note(&ctx.session);
+        let text = crate::agent::inject::conversation_text(&ctx.session, input, note);
+        if let Err(msg) = ctx.rec.user_message(&text) {
+            ctx.emit(Event::error(msg.as_str()));
             return TurnEnd::Error(msg);
         }
     }
@@ -72,15 +51,14 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
         calls += 1;
         crate::agent::inject::drain_notifications(ctx);
         if ctx.cancel.is_cancelled() {
-            ctx.emit.emit(&Frame::new(["STOP", "interrupted"]));
+            ctx.emit(Event::stop(StopReason::Interrupted));
             return TurnEnd::Interrupted;
         }
-        let mut system = build_prompt(ctx);
-        if let Some(trigger) = auto_compact(ctx, &system) {
+        let mut system = ctx.prompt();
+        if auto_compact(ctx, &system, "auto") {
             // The new summary enters the prompt's <context-snapshot>.
-            system = build_prompt(ctx);
-            ctx.emit
-                .emit(&Frame::new(["CONTEXT_UPDATE", "compact", trigger]));
+            system = ctx.prompt();
+            ctx.emit(Event::context_update("auto"));
         }
         match one_call(ctx, &system) {
             CallEnd::Continue => continue,
@@ -88,43 +66,26 @@ pub fn run(ctx: &TurnCtx, input: &str, kind: Kind) -> TurnEnd {
                 if crate::agent::inject::drain_notifications(ctx) {
                     continue;
                 }
-                ctx.emit.emit(&Frame::new(["STOP", stop.as_str()]));
+                ctx.emit(Event::stop(stop.clone()));
                 return TurnEnd::Done(stop);
             }
             CallEnd::End(end) => return end,
         }
     }
     let msg = format!("Max turns ({max}) reached");
-    ctx.emit.emit(&Frame::new(["ERROR", msg.as_str()]));
+    ctx.emit(Event::error(msg.as_str()));
     TurnEnd::Error(msg)
 }
 
-/// The system prompt for the next call.
-pub fn build_prompt(ctx: &TurnCtx) -> String {
-    crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
-        session: ctx.session,
-        cwd: &ctx.cwd,
-        skills: &ctx.cfg.skills,
-        depth: ctx.depth,
-    })
-}
-
-fn auto_compact(ctx: &TurnCtx, system: &str) -> Option<&'static str> {
-    use crate::agent::compact::{compact, CompactCtx, CompactOutcome};
-    let cctx = CompactCtx {
-        session: ctx.session,
-        cfg: ctx.cfg,
-        system_prompt: system,
-        events: &ctx.emit.events,
-        cancel: ctx.cancel,
-        force: false,
-    };
-    match compact(&cctx, "auto") {
-        CompactOutcome::Compacted { .. } => Some("auto"),
-        CompactOutcome::NotNeeded => None,
+/// A compaction if the context asks for one (`auto`) or a tool did; true when it compacted.
+fn auto_compact(ctx: &AgentCtx, system: &str, trigger: &str) -> bool {
+    use crate::agent::compact::{compact, CompactOutcome};
+    match compact(ctx, system, trigger, false) {
+        CompactOutcome::Compacted { .. } => true,
+        CompactOutcome::NotNeeded => false,
         CompactOutcome::Failed(m) => {
-            ctx.emit.note(&format!("compaction skipped: {m}"));
-            None
+            ctx.out.note(&format!("compaction skipped: {m}"));
+            false
         }
     }
 }
@@ -133,23 +94,29 @@ enum CallEnd {
     /// tool_use: another call in the same turn.
     Continue,
     /// A non-tool stop reason; the caller drains and emits the final STOP.
-    Final(String),
+    Final(StopReason),
     End(TurnEnd),
 }
 
-/// Partial state of one LLM call (reset on RETRY).
+/// Partial state of one model call (reset on RETRY).
 #[derive(Default)]
 struct Partial {
     text: String,
     thinking: String,
     tools: Vec<ToolUse>,
     results: Vec<(String, String)>,
-    stop: String,
+    stop: Option<StopReason>,
     error: Option<String>,
     usage: Option<(Usage, u64)>,
 }
 
-fn one_call(ctx: &TurnCtx, system: &str) -> CallEnd {
+impl Partial {
+    fn is_empty(&self) -> bool {
+        self.text.is_empty() && self.thinking.is_empty() && self.tools.is_empty()
+    }
+}
+
+fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
     let messages = conv::message_lines(&ctx.session.conversation());
     let req = Request {
         system,
@@ -159,85 +126,115 @@ fn one_call(ctx: &TurnCtx, system: &str) -> CallEnd {
     };
     let mut st = Partial::default();
     let mut first = true;
-    (ctx.on_call_start)();
+    ctx.spinner.start();
     let info = {
         let mut on_event = |e: StreamEvent| {
             if first {
                 first = false;
-                (ctx.on_first_output)();
+                ctx.spinner.stop();
             }
             handle_event(ctx, &mut st, e)
         };
-        provider::stream(&ctx.cfg.provider, &req, ctx.cancel, &mut on_event)
+        provider::stream(&ctx.cfg.provider, &req, &ctx.cancel, &mut on_event)
     };
-    (ctx.on_first_output)();
+    ctx.spinner.stop();
     if let Some((u, speed)) = &st.usage {
         let kind = if ctx.depth > 0 { "sub_agent" } else { "agent" };
-        crate::agent::host::ledger(ctx.session, ctx.cfg, kind, u, *speed, &info);
+        ctx.rec.ledger(kind, u, *speed, &info);
     }
     if ctx.cancel.is_cancelled() {
-        if let Err(m) = persist(ctx, &st) {
-            ctx.emit.warn(&m);
-        }
-        ctx.emit.emit(&Frame::new(["STOP", "interrupted"]));
+        store(ctx, &st);
+        ctx.emit(Event::stop(StopReason::Interrupted));
         return CallEnd::End(TurnEnd::Interrupted);
     }
-    if let Some(e) = st.error {
+    if let Some(e) = st.error.take() {
+        // The error was shown as it arrived; keep what came before it.
+        store(ctx, &st);
         return CallEnd::End(TurnEnd::Error(e));
     }
-    match st.stop.as_str() {
-        "" => {
-            let msg = "Stream interrupted (no stop reason received)".to_string();
-            ctx.emit.emit(&Frame::new(["ERROR", msg.as_str()]));
-            CallEnd::End(TurnEnd::Error(msg))
+    let stop = match st.stop.clone() {
+        None => return cut(ctx, &st, "Stream interrupted (no stop reason received)"),
+        Some(StopReason::MaxTokens) => {
+            return cut(ctx, &st, "Response truncated (max_tokens reached)")
         }
-        "max_tokens" | "length" => {
-            let msg = "Response truncated (max_tokens reached)".to_string();
-            ctx.emit.emit(&Frame::new(["ERROR", msg.as_str()]));
-            CallEnd::End(TurnEnd::Error(msg))
-        }
-        stop => {
-            if let Err(msg) = persist(ctx, &st) {
-                // The session can no longer record this call: end the turn (exit 1)
-                // rather than let the model repeat calls it does not know it made.
-                ctx.emit.emit(&Frame::new(["ERROR", msg.as_str()]));
-                return CallEnd::End(TurnEnd::Error(msg));
-            }
-            if stop == "tool_use" || stop == "tool_calls" || !st.tools.is_empty() {
-                CallEnd::Continue
-            } else {
-                CallEnd::Final(stop.to_string())
+        Some(s) => s,
+    };
+    if st.is_empty() {
+        // A gateway turns an upstream failure into an empty successful stream.
+        let msg = format!(
+            "the server returned an empty answer (stop_reason={})",
+            stop.as_str()
+        );
+        ctx.emit(Event::error(msg.as_str()));
+        return CallEnd::End(TurnEnd::Error(msg));
+    }
+    if let Err(msg) = ctx.rec.call(&record(&st)) {
+        // The session can no longer record this call: end the turn (exit 1) rather than
+        // let the model repeat calls it does not know it made.
+        ctx.emit(Event::error(msg.as_str()));
+        return CallEnd::End(TurnEnd::Error(msg));
+    }
+    run_effects(ctx, system);
+    if stop == StopReason::ToolUse || !st.tools.is_empty() {
+        CallEnd::Continue
+    } else {
+        CallEnd::Final(stop)
+    }
+}
+
+/// An answer that ended early: store what arrived, report, end the turn.
+fn cut(ctx: &AgentCtx, st: &Partial, msg: &str) -> CallEnd {
+    store(ctx, st);
+    ctx.emit(Event::error(msg));
+    CallEnd::End(TurnEnd::Error(msg.to_string()))
+}
+
+fn record(st: &Partial) -> CallRecord<'_> {
+    CallRecord {
+        thinking: &st.thinking,
+        text: &st.text,
+        tools: &st.tools,
+        results: &st.results,
+    }
+}
+
+/// Store what arrived of a call that did not end normally (a failure is only shown).
+fn store(ctx: &AgentCtx, st: &Partial) {
+    if let Err(m) = ctx.rec.call(&record(st)) {
+        ctx.out.warn(&m);
+    }
+    run_effects(ctx, "");
+}
+
+/// Effects the call's tools asked for, now that the call is stored.
+fn run_effects(ctx: &AgentCtx, system: &str) {
+    for effect in ctx.take_effects() {
+        match effect {
+            Effect::Compact(trigger) => {
+                let system = if system.is_empty() {
+                    ctx.prompt()
+                } else {
+                    system.to_string()
+                };
+                auto_compact(ctx, &system, &trigger);
             }
         }
     }
 }
 
-/// Assistant line + its results line in one write (never a tool_use without its result).
-fn persist(ctx: &TurnCtx, st: &Partial) -> Result<(), String> {
-    if st.text.is_empty() && st.thinking.is_empty() && st.tools.is_empty() {
-        return Ok(());
-    }
-    let mut lines = vec![conv::assistant_line(&st.thinking, &st.text, &st.tools)];
-    if !st.tools.is_empty() {
-        lines.push(conv::tool_results_line(&st.results));
-    }
-    conv::append_lines(&ctx.session.conversation(), &lines)
-        .map_err(|e| format!("cannot write conversation.jsonl: {e}"))
-}
-
-fn handle_event(ctx: &TurnCtx, st: &mut Partial, e: StreamEvent) {
+fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
     match e {
         StreamEvent::Retry => {
             *st = Partial::default();
-            ctx.emit.emit(&Frame::new(["RETRY"]));
+            ctx.emit(Event::Retry);
         }
         StreamEvent::Text(t) => {
             st.text.push_str(&t);
-            ctx.emit.emit(&Frame::new(["TEXT", t.as_str()]));
+            ctx.emit(Event::text(t));
         }
         StreamEvent::Thinking(t) => {
             st.thinking.push_str(&t);
-            ctx.emit.emit(&Frame::new(["THINKING", t.as_str()]));
+            ctx.emit(Event::thinking(t));
         }
         StreamEvent::ToolCall {
             name,
@@ -253,31 +250,39 @@ fn handle_event(ctx: &TurnCtx, st: &mut Partial, e: StreamEvent) {
             st.usage = Some((usage, speed));
         }
         StreamEvent::Stop(r) => {
-            st.stop = r.clone();
-            ctx.emit.emit(&Frame::new(["STOP", r.as_str()]));
+            let r = StopReason::parse(&r);
+            st.stop = Some(r.clone());
+            ctx.emit(Event::stop(r));
         }
         StreamEvent::Error(m) => {
-            st.error = Some(m.clone());
-            ctx.emit.emit(&Frame::new(["ERROR", m.as_str()]));
+            ctx.emit(Event::error(m.as_str()));
+            st.error = Some(m);
         }
     }
 }
 
-fn record_usage(ctx: &TurnCtx, u: &Usage, speed: u64) {
+/// The usage line's token counts.
+pub fn tokens(u: &Usage) -> Tokens {
+    Tokens {
+        input_tokens: u.input,
+        output_tokens: u.output,
+        cache_read_input_tokens: u.cache_read,
+        cache_creation_input_tokens: u.cache_creation,
+    }
+}
+
+fn record_usage(ctx: &AgentCtx, u: &Usage, speed: u64) {
     stats_update(ctx, |s| {
         s.agent_request_count += 1;
         s.add_usage(u);
         s.current_context_tokens = u.context();
         s.last_call_speed_tok_per_sec = speed;
     });
-    ctx.emit.title(&ctx.session.stats(), true);
-    let n = |v: u64| v.to_string();
-    ctx.emit.emit(&Frame::new([
-        "USAGE".to_string(),
-        n(u.input),
-        n(u.output),
-        n(u.cache_read),
-        n(u.cache_creation),
-        n(speed),
-    ]));
+    ctx.out.title(&ctx.session.stats(), true);
+    ctx.emit(Event::Usage {
+        tokens: tokens(u),
+        kind: UsageKind::Agent,
+        sub_session_id: None,
+        speed,
+    });
 }

@@ -1,9 +1,10 @@
 //! `bash-agent [flags] [prompt]`: the agent itself, in one of its modes (one-shot,
 //! interactive, `--listen`, sub-agent): resolve the configuration, open the session, set up
 //! the output, run the main loop, clean up on every exit path.
-use crate::agent::emit::{DisplaySink, Emitter};
-use crate::agent::host::Host;
-use crate::agent::runtime::{install_signals, Runtime};
+use crate::agent::context::AgentCtx;
+use crate::agent::output::{DisplaySink, Output};
+use crate::agent::recorder::Recorder;
+use crate::agent::runtime::{install_signals, main_loop};
 use crate::agent::setup::{open_session, pick_mode, Mode};
 use crate::cli::{Cli, Opts};
 use crate::config::{self, OutputFormat};
@@ -13,7 +14,7 @@ use crate::session::Session;
 use crate::ui::display::Display;
 use crate::util::cancel::Cancel;
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 fn sub_api_key(o: &Opts) -> Opts {
@@ -34,9 +35,11 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     let (mode, first) = pick_mode(cli)?;
     let o = sub_api_key(&cli.opts);
     let cfg = config::resolve(&o, true)?;
-    crate::agent::subagent::set_child_api_key(&cfg.provider.api_key);
     let stream_json = cfg.output == OutputFormat::StreamJson;
-    let (opened, events) = open_session(&o, stream_json && mode != Mode::SubAgent)?;
+    let (opened, events) = open_session(
+        &o,
+        (stream_json && mode != Mode::SubAgent).then(crate::agent::output::stdout_echo),
+    )?;
     let session = opened.session.clone();
     if cfg.verbose {
         eprintln!(
@@ -63,49 +66,33 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     } else {
         (None, None)
     };
-    let emit = Emitter {
-        events: events.clone(),
+    let out = Output {
         display,
         title_model: (std::io::stderr().is_terminal() && mode != Mode::SubAgent)
             .then(|| cfg.provider.model.clone()),
     };
     if let Some(frames) = recovered {
-        emit.note(&format!(
+        out.note(&format!(
             "Recovered {} undelivered notification(s) from an earlier run; they are delivered with the next turn.",
             frames.len()
         ));
         for f in &frames {
-            emit.show(f);
+            out.show(f);
         }
     }
     let cwd = crate::session::paths::physical_cwd()?;
-    let host = Host {
-        session: session.clone(),
-        cfg: cfg.clone(),
-        events: events.clone(),
-        cancel: cancel.clone(),
-        cwd: cwd.clone(),
-        depth: o.depth,
-        reported: notify.reported(),
-        turn: AtomicU64::new(0),
-        touched: Mutex::new(Vec::new()),
-    };
-    let rt = Runtime {
-        session: &session,
-        cfg: &cfg,
-        emit: &emit,
-        cancel: &cancel,
-        host: &host,
-        cwd,
-        depth: o.depth,
-        mode,
-        running: running.clone(),
-        spinner: crate::agent::spinner::Spinner::new(
-            human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
-        ),
-        new_requested: AtomicBool::new(false),
-    };
-    let code = rt.main_loop(&input, first, &signals, editor.as_ref());
+    let rec = Recorder::new(session.clone(), events.clone(), &cfg);
+    let mut ctx = AgentCtx::new(session.clone(), cfg.clone(), cwd, rec);
+    ctx.depth = o.depth;
+    ctx.mode = mode;
+    ctx.cancel = cancel.clone();
+    ctx.out = out;
+    ctx.reported = notify.reported();
+    ctx.running = running.clone();
+    ctx.spinner = crate::agent::spinner::Spinner::new(
+        human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
+    );
+    let code = main_loop(&ctx, &input, first, &signals, editor.as_ref());
     if let Some(ed) = editor {
         ed.join();
         print_goodbye(color, &session.id);
@@ -124,7 +111,7 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     drop(input);
     session.cleanup_runtime();
     drop(opened.lock);
-    if rt.new_requested.load(Ordering::SeqCst) {
+    if ctx.new_requested.load(Ordering::SeqCst) {
         return Err(Error::from(crate::agent::commands::restart_fresh(&cfg)));
     }
     match code {

@@ -1,37 +1,23 @@
 //! `bash-agent compact [--session NAME]`: compact the chosen session now.
 use crate::agent::compact::CompactOutcome;
+use crate::agent::context::AgentCtx;
+use crate::agent::recorder::Recorder;
 use crate::agent::setup::open_session;
 use crate::cli::Opts;
 use crate::config;
 use crate::error::{Error, Result};
 use crate::session::events::EventLog;
-use crate::util::cancel::Cancel;
 
 /// `bash-agent compact [--session NAME]`: compact the chosen session now.
 pub fn cmd_compact(o: &Opts) -> Result {
     let cfg = config::resolve(o, true)?;
-    let (opened, events) = open_session(o, false)?;
+    let (opened, events) = open_session(o, None)?;
     let session = opened.session;
     let cwd = crate::session::paths::physical_cwd()?;
-    let system = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
-        session: &session,
-        cwd: &cwd,
-        skills: &cfg.skills,
-        depth: 0,
-    });
-    let cancel = Cancel::new();
-    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, cancel.flag());
-    let out = crate::agent::compact::compact(
-        &crate::agent::compact::CompactCtx {
-            session: &session,
-            cfg: &cfg,
-            system_prompt: &system,
-            events: &events,
-            cancel: &cancel,
-            force: true,
-        },
-        "manual",
-    );
+    let rec = Recorder::new(session.clone(), events.clone(), &cfg);
+    let ctx = AgentCtx::new(session.clone(), cfg, cwd, rec);
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, ctx.cancel.flag());
+    let out = crate::agent::compact::compact(&ctx, &ctx.prompt(), "manual", true);
     session.cleanup_runtime();
     report_compaction(&out, &events)
 }

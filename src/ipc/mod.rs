@@ -1,6 +1,7 @@
 //! Inter-process channels: RESP framing, FIFOs, the notify path, script clients.
 pub mod client;
 pub mod counter;
+pub mod display;
 pub mod fifo;
 pub mod flag;
 pub mod notify;

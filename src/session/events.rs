@@ -3,7 +3,7 @@
 //! tolerant reader that skips and reports torn or corrupt lines.
 use crate::util::jsonl::Obj;
 use serde_json::Value;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// Event line constructors. Each returns one compact JSON object without the newline.
@@ -159,34 +159,40 @@ pub mod ev {
     }
 }
 
+/// A subscriber that sees every (non-quiet) line after it was appended: the output layer
+/// installs one for stream-json, so storage itself never prints.
+pub type Echo = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The append side of one session's events.jsonl.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EventLog {
     path: PathBuf,
-    /// stream-json: also print every (non-quiet) line to stdout.
-    pub echo_stdout: bool,
+    echo: Option<Echo>,
+}
+
+impl std::fmt::Debug for EventLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventLog")
+            .field("path", &self.path)
+            .field("echo", &self.echo.is_some())
+            .finish()
+    }
 }
 
 impl EventLog {
-    pub fn new(path: PathBuf, echo_stdout: bool) -> EventLog {
-        EventLog { path, echo_stdout }
+    pub fn new(path: PathBuf, echo: Option<Echo>) -> EventLog {
+        EventLog { path, echo }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Append one line (and echo it in stream-json mode). Errors are returned, never panic.
+    /// Append one line and hand it to the echo. Errors are returned, never panic.
     pub fn append(&self, line: &str) -> std::io::Result<()> {
         let res = crate::util::fsx::append_line(&self.path, line);
-        if self.echo_stdout {
-            let out = std::io::stdout();
-            let mut lock = out.lock();
-            let mut buf = Vec::with_capacity(line.len() + 1);
-            buf.extend_from_slice(line.as_bytes());
-            buf.push(b'\n');
-            let _ = lock.write_all(&buf);
-            let _ = lock.flush();
+        if let Some(echo) = &self.echo {
+            echo(line);
         }
         res
     }

@@ -229,7 +229,7 @@ mod tests {
     fn init_layout_and_modes() {
         let d = tempfile::tempdir().unwrap();
         let s = Session::new(d.path(), "demo");
-        let log = EventLog::new(s.events(), false);
+        let log = EventLog::new(s.events(), None);
         assert!(s.init(&log).unwrap());
         assert!(!s.init(&log).unwrap());
         let ev = fs::read_to_string(s.events()).unwrap();

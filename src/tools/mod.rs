@@ -37,8 +37,9 @@ pub trait ToolHost: Send + Sync {
     ) -> Result<String, String>;
     /// Start a background Bash task; returns `Async task started: task_id=<id>, pid=<pid>`.
     fn spawn_background(&self, command: &str) -> Result<String, String>;
-    /// Run a compaction with the given trigger (`plan_confirm`, `plan_clear`).
-    fn compact(&self, trigger: &str);
+    /// Ask for a compaction with the given trigger (`plan_confirm`, `plan_clear`); the loop
+    /// runs it after this call's assistant line is stored.
+    fn request_compaction(&self, trigger: &str);
     /// Called before a tool modifies `path` (file history for undo). `tool_use_id` names the call.
     fn before_file_change(&self, path: &std::path::Path, tool_use_id: &str);
 }
@@ -53,7 +54,7 @@ impl ToolHost for NoHost {
     fn spawn_background(&self, _: &str) -> Result<String, String> {
         Err("background tasks are not available here".into())
     }
-    fn compact(&self, _: &str) {}
+    fn request_compaction(&self, _: &str) {}
     fn before_file_change(&self, _: &std::path::Path, _: &str) {}
 }
 

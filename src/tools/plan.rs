@@ -10,7 +10,7 @@ pub fn confirm(ctx: &ToolCtx) -> ToolOutput {
         Ok(t) if !t.iter().all(u8::is_ascii_whitespace) => t,
         _ => return ToolOutput::error("no plan draft found to confirm.", max),
     };
-    ctx.host.compact("plan_confirm");
+    ctx.host.request_compaction("plan_confirm");
     let plan = ctx.session.plan();
     if let Err(e) = fsx::write_atomic(&plan, &text) {
         return ToolOutput::error(&format!("cannot write {}: {e}", plan.display()), max);
@@ -23,7 +23,7 @@ pub fn confirm(ctx: &ToolCtx) -> ToolOutput {
 
 pub fn clear(ctx: &ToolCtx) -> ToolOutput {
     let max = ctx.max_result_bytes;
-    ctx.host.compact("plan_clear");
+    ctx.host.request_compaction("plan_clear");
     let plan = ctx.session.plan();
     if fsx::non_empty(&plan) {
         if let Err(e) = fsx::write_atomic(&plan, b"") {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 /// A fresh, initialised session in a temp folder (quiet event log).
 pub fn session(dir: &Path, id: &str) -> (Session, EventLog) {
     let s = Session::new(dir, id);
-    let log = EventLog::new(s.events(), false);
+    let log = EventLog::new(s.events(), None);
     s.init(&log).expect("init");
     (s, log)
 }

@@ -73,7 +73,7 @@ impl ToolHost for Rec {
         self.push(format!("bg:{command}"));
         Ok("Async task started: task_id=task_x, pid=2".into())
     }
-    fn compact(&self, trigger: &str) {
+    fn request_compaction(&self, trigger: &str) {
         self.push(format!("compact:{trigger}"));
     }
     fn before_file_change(&self, path: &Path, tool_use_id: &str) {

@@ -7,27 +7,12 @@
 //! the session folder as it was.
 pub mod dp;
 
-use crate::config::Config;
+use crate::agent::context::AgentCtx;
 use crate::provider::{Request, StreamEvent};
-use crate::session::events::{ev, EventLog};
+use crate::session::events::ev;
 use crate::session::stats::{self, Stats};
-use crate::session::Session;
-use crate::util::cancel::Cancel;
 use crate::util::fsx;
 use dp::{dp_keep, line_tokens, turn_keep, DpParams};
-
-/// Everything a compaction needs.
-pub struct CompactCtx<'a> {
-    pub session: &'a Session,
-    pub cfg: &'a Config,
-    /// The system prompt of the next call (reused so the summary call shares its cache).
-    pub system_prompt: &'a str,
-    pub events: &'a EventLog,
-    pub cancel: &'a Cancel,
-    /// Manual `compact` / `/compact`: compact even when the cost model says no, as long
-    /// as something can be dropped.
-    pub force: bool,
-}
 
 /// What happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,8 +81,11 @@ pub fn decide(
 }
 
 /// Run a compaction. Never panics; errors become `Failed` with the session untouched.
-pub fn compact(ctx: &CompactCtx, trigger: &str) -> CompactOutcome {
-    let s = ctx.session;
+/// `force` (manual `compact` / `/compact`): compact even when the cost model says no, as long
+/// as something can be dropped. `system` is the next call's prompt (the summary call reuses it
+/// so it shares its cache).
+pub fn compact(ctx: &AgentCtx, system: &str, trigger: &str, force: bool) -> CompactOutcome {
+    let s = &ctx.session;
     let original = match std::fs::read(s.conversation()) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CompactOutcome::NotNeeded,
@@ -107,14 +95,14 @@ pub fn compact(ctx: &CompactCtx, trigger: &str) -> CompactOutcome {
     let lines = raw_lines(&text);
     let st = Stats::load(&s.stats());
     let p = DpParams::from_env();
-    let keep = match decide(&lines, trigger, ctx.force, &st, &p, ctx.cfg.max_context) {
+    let keep = match decide(&lines, trigger, force, &st, &p, ctx.cfg.max_context) {
         Some(k) => k,
         None => return CompactOutcome::NotNeeded,
     };
     let cut = lines.len() - keep;
     let (head, tail) = lines.split_at(cut);
 
-    let summary = match summarize(ctx, head) {
+    let summary = match summarize(ctx, system, head) {
         Ok(sm) => sm,
         Err(e) => return fail(&e),
     };
@@ -140,8 +128,7 @@ pub fn compact(ctx: &CompactCtx, trigger: &str) -> CompactOutcome {
     // The last call's token count no longer describes the context; until the next call
     // reports real numbers, estimate it (kept tail + system prompt) so the next `auto`
     // check does not compact again on a stale figure.
-    let estimate =
-        tail.iter().map(|l| line_tokens(l)).sum::<u64>() + line_tokens(ctx.system_prompt);
+    let estimate = tail.iter().map(|l| line_tokens(l)).sum::<u64>() + line_tokens(system);
     let _ = stats::update(&s.stats(), |st| st.current_context_tokens = estimate);
     CompactOutcome::Compacted {
         dropped: head.len(),
@@ -164,7 +151,7 @@ fn joined(lines: &[String]) -> String {
 
 /// The summary call: the dropped lines plus our instruction, same system prompt
 /// and tools, thinking off. Returns the trimmed, non-empty summary text.
-fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
+fn summarize(ctx: &AgentCtx, system: &str, head: &[String]) -> Result<String, String> {
     // Only well-formed lines go to the model (they are archived verbatim regardless).
     let valid: Vec<String> = head
         .iter()
@@ -181,7 +168,7 @@ fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
         SUMMARY_INSTRUCTION,
     ));
     let req = Request {
-        system: ctx.system_prompt,
+        system,
         messages: &messages,
         tools_json: crate::tools::TOOLS_JSON,
         disable_thinking: true,
@@ -191,7 +178,7 @@ fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
     let mut error: Option<String> = None;
     let stats_path = ctx.session.stats();
     let mut billed = None;
-    let info = crate::provider::stream(&ctx.cfg.provider, &req, ctx.cancel, &mut |e| match e {
+    let info = crate::provider::stream(&ctx.cfg.provider, &req, &ctx.cancel, &mut |e| match e {
         StreamEvent::Retry => {
             text.clear();
             stop = None;
@@ -200,7 +187,7 @@ fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
         StreamEvent::Text(t) => text.push_str(&t),
         StreamEvent::Usage { usage, speed } => {
             billed = Some((usage, speed));
-            let _ = ctx.events.append_quiet(&ev::usage(&usage, "compact"));
+            ctx.rec.quiet(&ev::usage(&usage, "compact"));
             let _ = stats::update(&stats_path, |st| {
                 st.compact_request_count += 1;
                 st.add_usage(&usage);
@@ -211,7 +198,7 @@ fn summarize(ctx: &CompactCtx, head: &[String]) -> Result<String, String> {
         StreamEvent::Thinking(_) | StreamEvent::ToolCall { .. } => {}
     });
     if let Some((u, speed)) = billed {
-        crate::agent::host::ledger(ctx.session, ctx.cfg, "compact", &u, speed, &info);
+        ctx.rec.ledger("compact", &u, speed, &info);
     }
     if ctx.cancel.is_cancelled() {
         return Err("interrupted".into());

@@ -12,14 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use text as txt;
 
-/// Inputs of the prompt besides the environment.
-pub struct PromptInputs<'a> {
-    pub session: &'a Session,
-    pub cwd: &'a std::path::Path,
-    pub skills: &'a [String],
-    pub depth: u32,
-}
-
 /// The process environment the prompt describes (injectable for tests).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Env {
@@ -88,15 +80,15 @@ pub fn platform() -> &'static str {
 }
 
 /// Build the system prompt from the real environment.
-pub fn build(inp: &PromptInputs) -> String {
-    build_with(inp, &Env::current(inp.cwd))
+pub fn build(session: &Session, cwd: &Path, skills: &[String], depth: u32) -> String {
+    build_with(session, skills, depth, &Env::current(cwd))
 }
 
 /// Build the system prompt for a given environment.
-pub fn build_with(inp: &PromptInputs, env: &Env) -> String {
+pub fn build_with(session: &Session, skills: &[String], depth: u32, env: &Env) -> String {
     let zh = env.chinese();
     let mut out = String::with_capacity(8192);
-    let s = inp.session;
+    let s = session;
     let draft = abs(&s.plan_draft());
     let plan = abs(&s.plan());
 
@@ -121,7 +113,7 @@ pub fn build_with(inp: &PromptInputs, env: &Env) -> String {
     section(&mut out, "environment", None, &environment);
     section(&mut out, "rules", None, txt::RULES);
     section(&mut out, "using-your-tools", None, txt::USING_TOOLS);
-    let sub = if inp.depth >= 1 {
+    let sub = if depth >= 1 {
         txt::SUB_AGENT_CHILD
     } else {
         txt::SUB_AGENTS
@@ -146,7 +138,7 @@ pub fn build_with(inp: &PromptInputs, env: &Env) -> String {
         &mut out,
         "selected-skills",
         None,
-        &selected_skills(inp.skills, env),
+        &selected_skills(skills, env),
     );
     let plan_text = read_trimmed(&s.plan());
     let plan_name = plan.to_string_lossy();

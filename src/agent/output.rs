@@ -1,11 +1,13 @@
-//! The single path every turn frame takes: the matching events.jsonl line (echoed on
-//! stdout in stream-json mode by the EventLog) and, in human mode, the display.
+//! The output layer: what the person or the script sees. In human mode every turn event is
+//! rendered by the display (through the line editor's printer in interactive mode); in
+//! stream-json mode the events.jsonl lines are echoed on stdout by the echo installed on the
+//! session's event log ([`stdout_echo`]), so storage itself never prints.
 use crate::ipc::resp::Frame;
-use crate::session::events::{ev, EventLog};
-use crate::session::stats::Usage;
+use crate::protocol::Event;
+use crate::session::events::Echo;
 use crate::ui::display::Display;
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Where human output goes.
 pub struct DisplaySink {
@@ -14,49 +16,41 @@ pub struct DisplaySink {
     pub err: Box<dyn Write + Send>,
 }
 
-/// Events + optional display.
-pub struct Emitter {
-    pub events: EventLog,
+/// The human display (none in stream-json mode and in sub-agents) and the terminal title.
+pub struct Output {
     pub display: Option<Mutex<DisplaySink>>,
     /// Terminal title (`ui::title`): only when stderr is a TTY; holds the model name.
     pub title_model: Option<String>,
 }
 
-/// The events.jsonl line a turn frame is logged as (catalogue: `session::events`), if any.
-pub fn event_for(frame: &Frame) -> Option<String> {
-    let f = |i| frame.field(i);
-    let n = |i: usize| frame.field(i).trim().parse::<u64>().unwrap_or(0);
-    Some(match frame.kind() {
-        "TEXT" => ev::text(&f(1)),
-        "THINKING" => ev::thinking(&f(1)),
-        "TOOL_CALL" => ev::tool_call(&f(1), &f(2), &f(3)),
-        "TOOL_RESULT" => ev::tool_result(&f(1), &f(2), &f(3)),
-        "USAGE" => ev::usage(
-            &Usage {
-                input: n(1),
-                output: n(2),
-                cache_read: n(3),
-                cache_creation: n(4),
-            },
-            "agent",
-        ),
-        "STOP" => ev::stop(&f(1)),
-        "CONTEXT_UPDATE" => ev::context_update(&f(2)),
-        "ERROR" => ev::error(&f(1)),
-        "RETRY" => ev::retry(),
-        _ => return None,
+/// Print every event line on stdout, whole (stream-json).
+pub fn stdout_echo() -> Echo {
+    Arc::new(|line: &str| {
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line.as_bytes());
+        buf.push(b'\n');
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(&buf);
+        let _ = out.flush();
     })
 }
 
-impl Emitter {
-    /// Log (if the frame has an event) and display one frame.
-    pub fn emit(&self, frame: &Frame) {
-        if let Some(line) = event_for(frame) {
-            if let Err(e) = self.events.append(&line) {
-                self.warn(&format!("cannot write events.jsonl: {e}"));
+impl Output {
+    /// Output for a run without a display (stream-json, sub-agents, `compact`).
+    pub fn none() -> Output {
+        Output {
+            display: None,
+            title_model: None,
+        }
+    }
+
+    /// Show one turn event.
+    pub fn event(&self, e: &Event) {
+        if self.display.is_some() {
+            if let Some(f) = crate::ipc::display::frame(e) {
+                self.show(&f);
             }
         }
-        self.show(frame);
     }
 
     /// Display only (drained notifications, replays, notes).
@@ -131,21 +125,5 @@ impl Emitter {
         } else {
             eprint!("{text}");
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn frames_map_to_reference_events() {
-        let f = Frame::new(["USAGE", "100", "20", "0", "5", "12"]);
-        assert_eq!(
-            event_for(&f).unwrap(),
-            r#"{"type":"usage","input_tokens":100,"output_tokens":20,"cache_read_input_tokens":0,"cache_creation_input_tokens":5,"kind":"agent"}"#
-        );
-        let f = Frame::new(["CONTEXT_UPDATE", "compact", "auto"]);
-        assert_eq!(event_for(&f).unwrap(), ev::context_update("auto"));
-        assert!(event_for(&Frame::new(["AGENT_RESULT", "s"])).is_none());
     }
 }

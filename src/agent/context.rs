@@ -1,0 +1,166 @@
+//! The one agent context: what the runtime, a turn, a tool call and a compaction share for a
+//! run — the session, the configuration, the working directory, the depth, the cancel flag,
+//! the recorder and the output — plus the state that lives across calls (file history of the
+//! turn, sub-agents that reported, effects tools asked for). Tools see it through the
+//! [`ToolHost`] trait they define, so `tools` does not depend on `agent`.
+use crate::agent::output::Output;
+use crate::agent::recorder::Recorder;
+use crate::agent::setup::Mode;
+use crate::agent::spinner::Spinner;
+use crate::config::Config;
+use crate::protocol::Event;
+use crate::session::Session;
+use crate::tools::ToolHost;
+use crate::util::cancel::Cancel;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Something a tool asked for that the loop runs after the call's assistant line is stored
+/// (so a model call never nests inside another call's stream).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// A compaction with this trigger (`plan_confirm`, `plan_clear`).
+    Compact(String),
+}
+
+/// Everything a run shares.
+pub struct AgentCtx {
+    pub session: Session,
+    pub cfg: Config,
+    /// The agent's working directory (physical).
+    pub cwd: PathBuf,
+    /// Sub-agent depth (0 = the main agent).
+    pub depth: u32,
+    pub mode: Mode,
+    pub cancel: Cancel,
+    pub rec: Recorder,
+    pub out: Output,
+    /// Sub-agent ids whose result has arrived (shared with the notify reader).
+    pub reported: Arc<Mutex<HashSet<String>>>,
+    /// The current turn number (file history).
+    pub turn: AtomicU64,
+    /// Files touched in this turn (after-hash bookkeeping).
+    touched: Mutex<Vec<PathBuf>>,
+    effects: Mutex<Vec<Effect>>,
+    /// A turn is running (the line editor queues input meanwhile).
+    pub running: Arc<AtomicBool>,
+    pub spinner: Spinner,
+    /// `/new` asked for a fresh session once this run has ended.
+    pub new_requested: AtomicBool,
+}
+
+impl AgentCtx {
+    /// A context with no display, no spinner and no sub-agent bookkeeping (the `compact`
+    /// command, tests); the runtime fills in the rest with the `with_*` setters.
+    pub fn new(session: Session, cfg: Config, cwd: PathBuf, rec: Recorder) -> AgentCtx {
+        AgentCtx {
+            session,
+            cfg,
+            cwd,
+            depth: 0,
+            mode: Mode::OneShot,
+            cancel: Cancel::new(),
+            rec,
+            out: Output::none(),
+            reported: Arc::new(Mutex::new(HashSet::new())),
+            turn: AtomicU64::new(0),
+            touched: Mutex::new(Vec::new()),
+            effects: Mutex::new(Vec::new()),
+            running: Arc::new(AtomicBool::new(false)),
+            spinner: Spinner::new(false),
+            new_requested: AtomicBool::new(false),
+        }
+    }
+
+    /// Record a turn event and show it. A failed write is shown, never fatal here.
+    pub fn emit(&self, e: Event) {
+        if let Err(m) = self.rec.event(&e) {
+            self.out.warn(&m);
+        }
+        self.out.event(&e);
+    }
+
+    /// The system prompt for the next call.
+    pub fn prompt(&self) -> String {
+        crate::agent::prompt::build(&self.session, &self.cwd, &self.cfg.skills, self.depth)
+    }
+
+    /// Effects tools asked for during the last call, oldest first.
+    pub fn take_effects(&self) -> Vec<Effect> {
+        std::mem::take(&mut *self.effects.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Record the after-state of files changed in the finished turn.
+    pub fn end_turn(&self) {
+        let files: Vec<PathBuf> =
+            std::mem::take(&mut *self.touched.lock().unwrap_or_else(|p| p.into_inner()));
+        let turn = self.turn.load(Ordering::SeqCst);
+        for f in files {
+            crate::history::files::after_change(&self.session, turn, &f);
+        }
+    }
+}
+
+/// Flags a sub-agent (or a `/new` restart) inherits. The API key is not among them: it
+/// travels in the internal environment variable only (never argv).
+pub fn child_args(cfg: &Config) -> Vec<String> {
+    let p = &cfg.provider;
+    let mut a = vec![
+        "--provider".to_string(),
+        p.kind.name().to_string(),
+        "--model".into(),
+        p.model.clone(),
+        "--base-url".into(),
+        p.base_url.clone(),
+        "--max-tokens".into(),
+        p.max_tokens.to_string(),
+        "--max-turns".into(),
+        cfg.max_turns.to_string(),
+        "--max-context".into(),
+        cfg.max_context.to_string(),
+        "--tool-timeout".into(),
+        cfg.tool_timeout.to_string(),
+        "--effort".into(),
+        p.effort.clone(),
+        "--thinking".into(),
+        p.thinking.clone(),
+    ];
+    for s in &cfg.skills {
+        a.push("--skill".into());
+        a.push(s.clone());
+    }
+    a
+}
+
+impl ToolHost for AgentCtx {
+    fn spawn_sub_agent(
+        &self,
+        prompt: &str,
+        description: &str,
+        fork: bool,
+    ) -> Result<String, String> {
+        crate::agent::subagent::spawn(self, prompt, description, fork)
+    }
+
+    fn spawn_background(&self, command: &str) -> Result<String, String> {
+        crate::agent::background::spawn(&self.session, command, self.session.notify_fifo())
+    }
+
+    fn request_compaction(&self, trigger: &str) {
+        self.effects
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Effect::Compact(trigger.to_string()));
+    }
+
+    fn before_file_change(&self, path: &Path, tool_use_id: &str) {
+        let turn = self.turn.load(Ordering::SeqCst);
+        crate::history::files::before_change(&self.session, turn, path, tool_use_id);
+        let mut t = self.touched.lock().unwrap_or_else(|p| p.into_inner());
+        if !t.iter().any(|p| p == path) {
+            t.push(path.to_path_buf());
+        }
+    }
+}
