@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+echo "== import graph (no cycle between folders, nothing imports the entry point)"
+python3 scripts/import-graph.py >/dev/null || python3 scripts/import-graph.py
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"

@@ -1,5 +1,6 @@
 //! Decision-table tests for the compaction cost model (model-tools.md §6.3–6.4), against
 //! values computed by hand (see the comments for the arithmetic).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use bash_agent::agent::compact::dp::{dp_choose, dp_keep, line_tokens, turn_keep, DpParams};
 use bash_agent::session::stats::Stats;
 

@@ -1,6 +1,7 @@
 //! Compaction through the real binary against the scripted model server: a long session
 //! with a small `--max-context` keeps answering with a bounded context, and every message
 //! survives in archive + conversation.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use bash_agent::mock::Server;
 use bash_agent::session::conversation::is_user_turn_line;
 use std::fs;

@@ -1,5 +1,6 @@
 //! End-to-end runs of the real binary against the scripted model server, for all three
 //! providers: tool round trips, retries, cut streams, truncation, interrupts, stream-json.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 use support::*;
 

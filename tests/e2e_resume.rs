@@ -1,4 +1,5 @@
 //! Resuming, forking and continuing sessions, including the shell-written fixtures.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 use support::*;
 

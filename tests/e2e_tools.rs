@@ -1,6 +1,7 @@
 //! The scripted model uses every tool in one session, through the real binary: file tools,
 //! Bash (foreground and background), search, TodoWrite, the plan lifecycle, Skill and a
 //! sub-agent; the one-shot run waits for the background result and the sub-agent.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 use support::*;
 

@@ -2,6 +2,7 @@
 //! tool outputs) that overflows it. The agent must report the error (stderr, exit 1),
 //! never panic, leave only whole JSONL lines behind, and carry on correctly once space is
 //! freed. Needs `mount -t tmpfs` (root or CAP_SYS_ADMIN); skipped with a note otherwise.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod faults_support;
 mod support;
 

@@ -2,6 +2,7 @@
 //! scripted model answers every request): the agent logs an `error` event per malformed
 //! frame, never crashes or panics, then a valid frame still starts a turn and SESSION_END
 //! ends the agent with exit 0.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod faults_support;
 mod support;
 

@@ -7,6 +7,7 @@
 //! - the next `--continue` run loads the session (a run that is not killed exits 0), and
 //!   every request the model received is well paired (the loader repairs nothing it
 //!   should not and misses nothing it should).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod faults_support;
 mod support;
 

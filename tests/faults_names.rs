@@ -2,6 +2,7 @@
 //! errors (exit 2) by every entry point that takes a name, and nothing is created or
 //! removed anywhere; a new session's folders are 0700 and its FIFOs and files 0600 even
 //! under a permissive umask.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod faults_support;
 mod support;
 

@@ -5,6 +5,7 @@
 //! a 400 and a refused connection. Each time the agent exits with the documented code
 //! (0 / 1 / 130), logs an `error` event on failure, never panics, and the session stays
 //! valid: whole JSONL lines, paired tool calls, and the next `--continue` run succeeds.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod faults_support;
 mod support;
 

@@ -4,6 +4,7 @@
 //! (`/proc/<pid>/cmdline`, read while it runs), and not into the environment that tool
 //! processes see (a Bash `env` in the agent and in its sub-agent). The mock server's
 //! request record is checked separately: it saw the auth header, redacted.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod faults_support;
 mod support;
 

@@ -1,6 +1,7 @@
 //! The features against real agent runs (the scripted model server): the usage ledger
 //! matches the scripted usage, undo removes a file the agent created and the model hears
 //! about it on the next turn, search finds the tool call.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #[path = "support/mod.rs"]
 mod support;
 use support::*;

@@ -1,5 +1,6 @@
 //! Search: a word from a tool result in another project's session, incremental indexing by
 //! byte offset, corrupt lines, a deleted / damaged / outdated index, concurrent searches.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #[path = "features_support/mod.rs"]
 mod support;
 

@@ -1,4 +1,5 @@
 //! Session management: rm, prune --sub-agents (never a running session), show.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #[path = "features_support/mod.rs"]
 mod support;
 

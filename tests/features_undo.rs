@@ -1,5 +1,6 @@
 //! Undo of the agent's file changes: Write, Edit and created files across two turns,
 //! refusal on an outside change, --force, and a running session.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #[path = "features_support/mod.rs"]
 mod support;
 

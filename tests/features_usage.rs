@@ -1,5 +1,6 @@
 //! The usage ledger: lines written by `record`, totals and costs from `bash-agent usage`,
 //! corrupt lines, --since, price overrides and the events.jsonl fallback.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #[path = "features_support/mod.rs"]
 mod support;
 

@@ -11,6 +11,7 @@
 //!
 //! `tests/fuzz_corpus/{resp,sse,events}/` holds regression inputs (hand-written edge cases
 //! and any crash the cargo-fuzz targets in `fuzz/` ever find); every file is replayed here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use bash_agent::ipc::resp::{self, Frame, Item, Reader};
 use bash_agent::provider::norm::run_text;
 use bash_agent::provider::sse::SseParser;

@@ -4,6 +4,7 @@
 //! files, history), and the replay of the earlier turns when the session is resumed.
 //! Also `-i` without a terminal (stdin piped). The tmux tests are skipped (with a note)
 //! when tmux is missing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 use serde_json::Value;
 use std::io::Write;

@@ -5,6 +5,7 @@
 //! The terminal runs this same test binary in "probe" mode (the ignored `probe_main`
 //! test): a stand-in runtime that reads input.fifo / notify.fifo, logs every frame and
 //! streams fake answers through `Interactive::printer`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,4 +1,5 @@
 //! `--send` / `--inject` / `--wait` script clients, run as the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod ipc_support;
 
 use bash_agent::ipc::fifo::{InputChannel, InputMsg};

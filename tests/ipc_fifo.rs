@@ -1,4 +1,5 @@
 //! input.fifo: real FIFOs, real writer processes and threads.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod ipc_support;
 
 use bash_agent::ipc::fifo::{write_frame, InputChannel, InputMsg, WriteError, PIPE_BUF};

@@ -1,4 +1,5 @@
 //! notify.fifo reader, notify.buf, counter and recovery, with real FIFOs.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod ipc_support;
 
 use bash_agent::ipc::fifo::{write_frame, InputChannel, InputMsg};

@@ -1,6 +1,7 @@
 //! The system prompt as the real binary sends it: environment from the process, locale,
 //! instruction files from `$BASH_AGENT_HOME/.bash-agent` and the working directory, and a
 //! missing `--skill` reported once per process even across several model calls.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use bash_agent::mock::Server;
 use std::fs;
 use std::process::{Command, Stdio};

@@ -1,4 +1,5 @@
 //! Golden tests for the system prompt (model-tools.md §3). Regenerate with `BLESS=1`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use bash_agent::agent::prompt::{build_with, Env};
 use bash_agent::session::Session;
 use std::fs;

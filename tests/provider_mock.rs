@@ -1,5 +1,6 @@
 //! The scripted model server itself: raw HTTP/SSE output, request recording, `when`
 //! matching, keep-alive reuse by the provider client.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod provider_support;
 
 use bash_agent::mock::Server;

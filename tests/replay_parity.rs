@@ -2,6 +2,7 @@
 //! event writers, `awk -f awk/event_replay.awk` (system awk, mawk, gawk, busybox awk when
 //! installed) on the reference's selection == the fixture's expected replay ==
 //! `bash-agent --replay-frames`; and `--replay` == the awk output piped through `--render`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
 use bash_agent::session::events::ev;

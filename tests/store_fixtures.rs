@@ -1,4 +1,5 @@
 //! The shell-written fixture sessions: the store opens, lists and reads every line of them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 use support::*;
 

@@ -1,4 +1,5 @@
 //! Bash: process groups, timeouts, interrupts, daemons, huge and broken output.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod tools_common;
 use bash_agent::tools::{run, NoHost};
 use serde_json::json;

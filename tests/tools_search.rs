@@ -1,5 +1,6 @@
 //! Glob and Grep: rg-compatible output shape, ignore rules, sorting; compared with a real
 //! `rg` when one is installed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod tools_common;
 use bash_agent::tools::{run, NoHost};
 use serde_json::json;

@@ -54,7 +54,7 @@ pub fn spawn(session: &Session, command: &str, notify_fifo: PathBuf) -> Result<S
             };
             let output = read_capped(&out_path);
             let _ = std::fs::remove_file(&out_path);
-            let frame = Frame::new(["ASYNC_TASK_RESULT", &task_id, &rc.to_string(), &output]);
+            let frame = Frame::async_task_result(&task_id, rc, &output);
             deliver(&notify_fifo, &buf, &frame);
         });
     if let Err(e) = spawned {

@@ -32,7 +32,7 @@ fn send(path: &Path, frame: &Frame) -> Result<(), SendError> {
 
 /// Send TEXT as a USER_NOTIFY frame to the agent's notify.fifo.
 pub fn send_notify(session: &Session, text: &str) -> Result<(), SendError> {
-    send(&session.notify_fifo(), &Frame::new(["USER_NOTIFY", text]))
+    send(&session.notify_fifo(), &Frame::user_notify(text))
 }
 
 /// Send TEXT as a USER_INPUT frame to the agent's input.fifo.

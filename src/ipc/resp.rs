@@ -15,6 +15,26 @@ pub const MAX_FIELD_LEN: usize = 64 << 20;
 pub struct Frame(pub Vec<Vec<u8>>);
 
 impl Frame {
+    /// `USER_INPUT 0 TEXT`: a prompt for input.fifo.
+    pub fn user_input(text: &str) -> Frame {
+        Frame::new(["USER_INPUT", "0", text])
+    }
+
+    /// `USER_NOTIFY TEXT`: a note injected into the running turn (notify.fifo).
+    pub fn user_notify(text: &str) -> Frame {
+        Frame::new(["USER_NOTIFY", text])
+    }
+
+    /// `SESSION_END 0`: ends a `--listen` or interactive agent.
+    pub fn session_end() -> Frame {
+        Frame::new(["SESSION_END", "0"])
+    }
+
+    /// `ASYNC_TASK_RESULT id exit_code output`: a background task's result.
+    pub fn async_task_result(task_id: &str, exit_code: i32, output: &str) -> Frame {
+        Frame::new(["ASYNC_TASK_RESULT", task_id, &exit_code.to_string(), output])
+    }
+
     /// Build a frame from string-like fields.
     pub fn new<I, S>(fields: I) -> Frame
     where

@@ -56,7 +56,7 @@ impl ConditionalEventHandler for InjectHandler {
         if line.trim().is_empty() {
             return Some(Cmd::Noop);
         }
-        let frame = Frame::new(["USER_NOTIFY", line]);
+        let frame = Frame::user_notify(line);
         match crate::ipc::fifo::write_frame(&self.notify_fifo, &frame) {
             Ok(()) => Some(Cmd::Kill(Movement::WholeBuffer)),
             // Nobody reads notify.fifo: keep the line so nothing typed is lost.

@@ -48,7 +48,7 @@ fn send(w: &FifoWriter, frame: &Frame) -> bool {
 }
 
 fn session_end(w: &FifoWriter) {
-    let _ = send(w, &Frame::new(["SESSION_END", "0"]));
+    let _ = send(w, &Frame::session_end());
 }
 
 /// Start the editor for `session`. On a terminal (stdin and stdout) the rustyline
@@ -143,7 +143,7 @@ fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
                     Submit::Input => {
                         let _ = rl.add_history_entry(line.as_str());
                         let _ = editor_keys::append_history(&history, &line);
-                        if !send(writer, &Frame::new(["USER_INPUT", "0", line.as_str()])) {
+                        if !send(writer, &Frame::user_input(line.as_str())) {
                             eprintln!("Error: the agent stopped reading input");
                             return;
                         }
@@ -192,7 +192,7 @@ fn plain_loop(writer: FifoWriter) {
             Submit::Skip => continue,
             Submit::End => break,
             Submit::Input => {
-                if !send(&writer, &Frame::new(["USER_INPUT", "0", line])) {
+                if !send(&writer, &Frame::user_input(line)) {
                     return;
                 }
             }
