@@ -138,9 +138,8 @@ fn cut_stream_fails_and_session_still_loads() {
 fn max_tokens_is_an_error() {
     for p in PROVIDERS {
         let env = Env::new();
-        let mock = Mock::start(
-            r#"[{"text":"long","stop":"max_tokens","usage":{"input":1,"output":1}}]"#,
-        );
+        let mock =
+            Mock::start(r#"[{"text":"long","stop":"max_tokens","usage":{"input":1,"output":1}}]"#);
         let out = env.agent(&mock.base(p), p, &["--session", "m", "hi"]);
         assert_eq!(out.status.code(), Some(1), "{p}");
         let evs = events(&env.session_dir("m").join("events.jsonl"));
@@ -176,7 +175,7 @@ fn interrupt_exits_130_and_keeps_session_consistent() {
         std::fs::read_to_string(&ev)
             .unwrap_or_default()
             .contains("\"type\":\"text\"")
-        });
+    });
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::SIGINT,
@@ -209,9 +208,8 @@ fn stream_json_prints_exactly_the_event_lines() {
 #[test]
 fn second_agent_on_a_locked_session_exits_1() {
     let env = Env::new();
-    let mock = Mock::start(
-        r#"[{"text":"slow","chunk":1,"delay_ms":300,"usage":{"input":1,"output":1}}]"#,
-    );
+    let mock =
+        Mock::start(r#"[{"text":"slow","chunk":1,"delay_ms":300,"usage":{"input":1,"output":1}}]"#);
     let mut c = env.cmd();
     c.args([
         "--base-url",
@@ -225,9 +223,11 @@ fn second_agent_on_a_locked_session_exits_1() {
     c.stdout(std::process::Stdio::null());
     let mut first = c.spawn().unwrap();
     let ev = env.session_dir("busy").join("events.jsonl");
-    wait_until("the user_input event", 20, || std::fs::read_to_string(&ev)
-        .unwrap_or_default()
-        .contains("user_input"));
+    wait_until("the user_input event", 20, || {
+        std::fs::read_to_string(&ev)
+            .unwrap_or_default()
+            .contains("user_input")
+    });
     let before = std::fs::read_to_string(&ev).unwrap();
     let out = env.agent(
         &mock.base("claude"),

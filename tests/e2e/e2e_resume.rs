@@ -7,9 +7,7 @@ fn new_turn_on_a_shell_fixture_appends_readable_lines() {
     install_fixtures(&env);
     let before_ev = env.read("rich", "events.jsonl");
     let before_conv = env.read("rich", "conversation.jsonl");
-    let mock = Mock::start(
-        r#"[{"text":"Resumed fine.","usage":{"input":9,"output":3}}]"#,
-    );
+    let mock = Mock::start(r#"[{"text":"Resumed fine.","usage":{"input":9,"output":3}}]"#);
     let out = env.agent(
         &mock.base("claude"),
         "claude",
@@ -44,9 +42,7 @@ fn new_turn_on_a_shell_fixture_appends_readable_lines() {
 fn fork_copies_history_into_a_new_session() {
     let env = Env::new();
     install_fixtures(&env);
-    let mock = Mock::start(
-        r#"[{"text":"forked","usage":{"input":1,"output":1}}]"#,
-    );
+    let mock = Mock::start(r#"[{"text":"forked","usage":{"input":1,"output":1}}]"#);
     let out = env.agent(
         &mock.base("claude"),
         "claude",
@@ -73,9 +69,7 @@ fn fork_copies_history_into_a_new_session() {
 #[test]
 fn continue_picks_latest_non_sub_session() {
     let env = Env::new();
-    let mock = Mock::start(
-        r#"[{"text":"one","repeat":true,"usage":{"input":1,"output":1}}]"#,
-    );
+    let mock = Mock::start(r#"[{"text":"one","repeat":true,"usage":{"input":1,"output":1}}]"#);
     assert!(env
         .agent(&mock.base("claude"), "claude", &["--session", "a", "x"])
         .status
@@ -101,9 +95,7 @@ fn continue_picks_latest_non_sub_session() {
 #[test]
 fn piped_stdin_is_the_prompt_and_empty_stdin_is_refused() {
     let env = Env::new();
-    let mock = Mock::start(
-        r#"[{"text":"ok","repeat":true,"usage":{"input":1,"output":1}}]"#,
-    );
+    let mock = Mock::start(r#"[{"text":"ok","repeat":true,"usage":{"input":1,"output":1}}]"#);
     let run = |input: &str| {
         use std::io::Write;
         let mut c = env.cmd();

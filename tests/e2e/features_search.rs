@@ -1,11 +1,11 @@
 //! Search: a word from a tool result in another project's session, incremental indexing by
 //! byte offset, corrupt lines, a deleted / damaged / outdated index, concurrent searches.
 
+use crate::support::*;
 use bash_agent::features::search_index::{Index, SyncStats, SCHEMA_VERSION};
 use bash_agent::session::events::ev;
 use bash_agent::util::fsx::append_line;
 use serde_json::Value;
-use crate::support::*;
 
 fn hits(env: &Env, cwd: &std::path::Path, args: &[&str]) -> Vec<Value> {
     let o = env.run_in(cwd, args);

@@ -1,9 +1,9 @@
 //! Session management: rm, prune --sub-agents (never a running session), show.
 
+use crate::support::*;
 use serde_json::Value;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
-use crate::support::*;
 
 /// A process holding the session's lock (`flock <dir>/.lock sleep 30`), in its own
 /// process group; killed on drop.

@@ -1,10 +1,10 @@
 //! Undo of the agent's file changes: Write, Edit and created files across two turns,
 //! refusal on an outside change, --force, and a running session.
 
+use crate::support::*;
 use bash_agent::features::history::{self, after_change, before_change, take_pending_note};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use crate::support::*;
 
 fn write(p: &std::path::Path, s: &str) {
     fs::write(p, s).unwrap();

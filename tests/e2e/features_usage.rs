@@ -1,9 +1,9 @@
 //! The usage ledger: lines written by `record`, totals and costs from `bash-agent usage`,
 //! corrupt lines, --since, price overrides and the events.jsonl fallback.
 
+use crate::support::*;
 use bash_agent::features::ledger::{record, LedgerEntry};
 use serde_json::Value;
-use crate::support::*;
 
 fn entry(model: &str, kind: &str, input: u64, output: u64, age_secs: i64) -> LedgerEntry {
     let now = bash_agent::util::time::now_secs();

@@ -3,12 +3,12 @@
 //! installed) on the reference's selection == the fixture's expected replay ==
 //! `bash-agent --replay-frames`; and `--replay` == the awk output piped through `--render`.
 
+use crate::support::{fixtures_root, Env};
 use bash_agent::session::events::ev;
 use bash_agent::session::stats::Usage;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use crate::support::{fixtures_root, Env};
 
 const AWK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/awk/event_replay.awk");
 

@@ -4,9 +4,9 @@
 //! freed. Needs `mount -t tmpfs` (root or CAP_SYS_ADMIN); skipped with a note otherwise.
 
 use crate::support::checks::*;
+use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use crate::support::*;
 
 /// A tmpfs mounted over `dir` for the life of the value.
 struct Tmpfs(PathBuf);

@@ -3,13 +3,13 @@
 //! frame, never crashes or panics, then a valid frame still starts a turn and SESSION_END
 //! ends the agent with exit 0.
 
+use crate::support::checks::*;
+use crate::support::*;
 use bash_agent::ipc::client::has_reader;
 use bash_agent::ipc::resp::Frame;
-use crate::support::checks::*;
 use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use crate::support::*;
 
 const FRAMES: usize = 1000;
 
@@ -177,12 +177,12 @@ fn a_thousand_malformed_frames_then_a_valid_one() {
     let marker = "VALID-AFTER-GARBAGE";
     bash_agent::ipc::fifo::write_frame(&fifo, &Frame::new(["USER_INPUT", "0", marker])).unwrap();
     wait_until("the valid frame to run a turn", 20, || {
-            let e = events(&ev);
-            let at = e
-                .iter()
-                .position(|x| x["type"] == "user_input" && x["content"] == marker);
-            at.is_some_and(|i| e[i..].iter().filter(|x| x["type"] == "stop").count() >= 2)
-        });
+        let e = events(&ev);
+        let at = e
+            .iter()
+            .position(|x| x["type"] == "user_input" && x["content"] == marker);
+        at.is_some_and(|i| e[i..].iter().filter(|x| x["type"] == "stop").count() >= 2)
+    });
     assert!(mock.requests().last().unwrap()["body"]
         .to_string()
         .contains(marker));

@@ -4,12 +4,12 @@
 //! under a permissive umask.
 
 use crate::support::checks::*;
+use crate::support::*;
 use std::collections::BTreeMap;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use crate::support::*;
 
 /// Every path under `root` with its (mode, size): a before/after snapshot.
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, (u32, u64)> {
@@ -199,19 +199,25 @@ fn new_session_permissions_under_umask_0() {
     let mut agent = Guard(c.spawn().unwrap());
     let sdir = env.session_dir("P");
     let fifo = sdir.join("input.fifo");
-    wait_until("the agent to serve input.fifo", 20, || bash_agent::ipc::client::has_reader(&fifo));
+    wait_until("the agent to serve input.fifo", 20, || {
+        bash_agent::ipc::client::has_reader(&fifo)
+    });
     // One turn with a file change, so the ledger and file history exist too.
     bash_agent::ipc::fifo::write_frame(
         &fifo,
         &bash_agent::ipc::resp::Frame::new(["USER_INPUT", "0", "write"]),
     )
     .unwrap();
-    wait_until("three finished turns", 20, || events(&sdir.join("events.jsonl"))
-        .iter()
-        .filter(|e| e["type"] == "stop")
-        .count()
-        >= 3);
-    wait_until("the running flag to go", 5, || !sdir.join("agent_running.flag").exists());
+    wait_until("three finished turns", 20, || {
+        events(&sdir.join("events.jsonl"))
+            .iter()
+            .filter(|e| e["type"] == "stop")
+            .count()
+            >= 3
+    });
+    wait_until("the running flag to go", 5, || {
+        !sdir.join("agent_running.flag").exists()
+    });
 
     for f in ["input.fifo", "notify.fifo"] {
         let m = std::fs::symlink_metadata(sdir.join(f)).unwrap();

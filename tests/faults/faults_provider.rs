@@ -7,10 +7,10 @@
 //! valid: whole JSONL lines, paired tool calls, and the next `--continue` run succeeds.
 
 use crate::support::checks::*;
+use crate::support::*;
 use serde_json::Value;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use crate::support::*;
 
 const PROVIDERS: [&str; 3] = ["claude", "openai", "responses"];
 
@@ -263,7 +263,7 @@ fn sigint_during_a_stalled_stream_exits_130_quickly() {
         std::fs::read_to_string(&ev)
             .unwrap_or_default()
             .contains("\"type\":\"text\"")
-        });
+    });
     std::thread::sleep(Duration::from_millis(200)); // now inside the stall
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),

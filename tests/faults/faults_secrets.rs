@@ -6,10 +6,10 @@
 //! request record is checked separately: it saw the auth header, redacted.
 
 use crate::support::checks::*;
+use crate::support::*;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
-use crate::support::*;
 
 /// Paths of files under `root` whose bytes contain `needle`.
 fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
@@ -93,7 +93,7 @@ fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
     let mut pid = None;
     wait_until_or(
         "a sub-agent to start",
-         30,
+        30,
         || {
             let text = std::fs::read_to_string(&ev).unwrap_or_default();
             pid = text.split("pid=").nth(1).and_then(|r| {
@@ -105,7 +105,12 @@ fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
             });
             pid.is_some()
         },
-        || format!("no sub-agent was started: {}", std::fs::read_to_string(&err_path).unwrap_or_default()),
+        || {
+            format!(
+                "no sub-agent was started: {}",
+                std::fs::read_to_string(&err_path).unwrap_or_default()
+            )
+        },
     );
     let pid = pid.unwrap();
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_else(|e| {
@@ -203,9 +208,9 @@ fn provider_errors_do_not_echo_the_key() {
     // stderr must not repeat it.
     let key = "sk-PLANTED-401";
     let env = Env::new();
-    let mock = Mock::start(
-        &format!(r#"[{{"status":401,"message":"invalid x-api-key {key}"}}]"#),
-    );
+    let mock = Mock::start(&format!(
+        r#"[{{"status":401,"message":"invalid x-api-key {key}"}}]"#
+    ));
     let out = env
         .cmd()
         .args([

@@ -1,10 +1,10 @@
 //! Faults through `provider::stream_with` against the real mock-server binary: retries,
 //! HTTP errors, cut and stalled streams, max_tokens, cancellation.
 
-use bash_agent::provider::{HttpOptions, ProviderKind, StreamEvent};
-use bash_agent::util::cancel::Cancel;
 use crate::support::provider::*;
 use crate::support::Mock;
+use bash_agent::provider::{HttpOptions, ProviderKind, StreamEvent};
+use bash_agent::util::cancel::Cancel;
 use std::time::{Duration, Instant};
 
 fn interrupted(kind: ProviderKind) -> &'static str {

@@ -4,12 +4,12 @@
 //! files, history), and the replay of the earlier turns when the session is resumed.
 //! Also `-i` without a terminal (stdin piped). The tmux tests are skipped (with a note)
 //! when tmux is missing.
+use crate::support::*;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use crate::support::*;
 
 struct Tmux {
     sock: PathBuf,
@@ -222,7 +222,7 @@ fn real_agent_in_a_terminal() {
         "the banner and the prompt",
         20,
         || t.screen(w).contains("bash-agent interactive mode") && prompt_idle(),
-        &diag,
+        diag,
     );
 
     // 1. A prompt and its streamed answer.
@@ -235,17 +235,17 @@ fn real_agent_in_a_terminal() {
             let s = t.screen(w);
             s.contains("Alpha answer: all good.") && s.contains("Second alpha line.")
         },
-        &diag,
+        diag,
     );
     // (the final stop is logged twice per turn: the stream's and the turn's, spec §4.3)
     wait_until_or(
         "the first turn's end",
         10,
         || stops(&evs()).len() == 2,
-        &diag,
+        diag,
     );
     assert_eq!(stops(&evs()), ["end_turn", "end_turn"], "{}", diag());
-    wait_until_or("the prompt", 10, prompt_idle, &diag);
+    wait_until_or("the prompt", 10, prompt_idle, diag);
 
     // 2. A slow answer, interrupted with Ctrl+C while it streams.
     t.type_text(w, "beta slow story");
@@ -254,7 +254,7 @@ fn real_agent_in_a_terminal() {
         "the slow answer streaming",
         10,
         || t.screen(w).contains("beta 01"),
-        &diag,
+        diag,
     );
     assert!(sdir.join("agent_running.flag").exists(), "{}", diag());
     t.keys(w, &["C-c"]);
@@ -262,7 +262,7 @@ fn real_agent_in_a_terminal() {
         "the interrupt",
         10,
         || stops(&evs()).len() == 3 && t.screen(w).contains("Interrupted."),
-        &diag,
+        diag,
     );
     assert_eq!(
         stops(&evs()),
@@ -274,9 +274,9 @@ fn real_agent_in_a_terminal() {
         "the turn's end",
         10,
         || !sdir.join("agent_running.flag").exists(),
-        &diag,
+        diag,
     );
-    wait_until_or("the prompt back", 10, prompt_idle, &diag);
+    wait_until_or("the prompt back", 10, prompt_idle, diag);
     assert!(!t.screen(w).contains("beta 99"), "{}", diag());
 
     // 3. A slow answer; during it, Ctrl+O injects a line and another line is queued.
@@ -286,17 +286,17 @@ fn real_agent_in_a_terminal() {
         "the third answer streaming",
         10,
         || t.screen(w).contains("gamma 01"),
-        &diag,
+        diag,
     );
     t.type_text(w, "please check the tests");
     wait_until_or(
         "the line typed",
         10,
         || t.last_line(w) == "> please check the tests",
-        &diag,
+        diag,
     );
     t.keys(w, &["C-o"]);
-    wait_until_or("the line cleared", 10, prompt_idle, &diag);
+    wait_until_or("the line cleared", 10, prompt_idle, diag);
     wait_until_or(
         "the injection buffered",
         10,
@@ -306,12 +306,12 @@ fn real_agent_in_a_terminal() {
                 .contains("please check the tests")
                 || count(&evs(), "user_notify") == 1
         },
-        &diag,
+        diag,
     );
     // 4. A line typed while the turn runs is queued.
     t.type_text(w, "delta queued line");
     t.keys(w, &["Enter"]);
-    wait_until_or("the queued line sent", 10, prompt_idle, &diag);
+    wait_until_or("the queued line sent", 10, prompt_idle, diag);
     {
         let e = evs();
         assert!(
@@ -325,19 +325,19 @@ fn real_agent_in_a_terminal() {
         "the injection shown",
         20,
         || t.screen(w).contains("[user inject] please check the tests"),
-        &diag,
+        diag,
     );
     wait_until_or(
         "the queued turn's answer",
         20,
         || t.screen(w).contains("Delta answer.") && stops(&evs()).len() == 8,
-        &diag,
+        diag,
     );
     wait_until_or(
         "the turn's end",
         10,
         || !sdir.join("agent_running.flag").exists(),
-        &diag,
+        diag,
     );
     let s = t.screen(w);
     assert!(
@@ -358,7 +358,7 @@ fn real_agent_in_a_terminal() {
     let pid = run.pid().expect("pid");
     assert!(alive(pid), "{}", diag());
     t.keys(w, &["C-d"]);
-    wait_until_or("the exit", 10, || run.rc().is_some(), &diag);
+    wait_until_or("the exit", 10, || run.rc().is_some(), diag);
     assert_eq!(run.rc().as_deref(), Some("0"), "{}", diag());
     assert!(!alive(pid), "the agent (pid {pid}) is still running");
     let s = t.screen(w);
@@ -450,7 +450,7 @@ fn real_agent_in_a_terminal() {
         "the second run's prompt",
         20,
         || t.last_line(w2) == ">",
-        &diag2,
+        diag2,
     );
     let s = t.screen(w2);
     let lines: Vec<&str> = s.lines().collect();
@@ -476,7 +476,7 @@ fn real_agent_in_a_terminal() {
     assert!(s.contains("Delta answer."), "{s}");
     let pid2 = run2.pid().expect("pid");
     t.keys(w2, &["C-d"]);
-    wait_until_or("the second exit", 10, || run2.rc().is_some(), &diag2);
+    wait_until_or("the second exit", 10, || run2.rc().is_some(), diag2);
     assert_eq!(run2.rc().as_deref(), Some("0"), "{}", diag2());
     assert!(!alive(pid2));
     assert!(t.screen(w2).contains("Goodbye!"));

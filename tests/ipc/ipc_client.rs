@@ -1,10 +1,10 @@
 //! `--send` / `--inject` / `--wait` script clients, run as the real binary.
 
+use crate::support::ipc::session;
+use crate::support::Env;
 use bash_agent::ipc::fifo::{InputChannel, InputMsg};
 use bash_agent::ipc::notify;
 use bash_agent::session::Session;
-use crate::support::ipc::session;
-use crate::support::Env;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -41,10 +41,7 @@ fn no_agent_running_exits_1_without_blocking() {
     assert_eq!(o.status.code(), Some(1));
     assert!(t0.elapsed() < Duration::from_secs(10));
     // Usage errors.
-    assert_eq!(
-        run(&e, &["--send", "hi"]).status.code(),
-        Some(2)
-    );
+    assert_eq!(run(&e, &["--send", "hi"]).status.code(), Some(2));
     assert_eq!(
         run(&e, &["--session", "../x", "--send", "hi"])
             .status
@@ -60,10 +57,7 @@ fn send_inject_and_wait_against_a_reader() {
     let ch = InputChannel::open(&s).unwrap();
     let _r = notify::spawn_reader(&s, log.clone(), ch.writer()).unwrap();
 
-    let o = run(
-        &e,
-        &["--session", "live", "--send", "run the tests"],
-    );
+    let o = run(&e, &["--session", "live", "--send", "run the tests"]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -75,10 +69,7 @@ fn send_inject_and_wait_against_a_reader() {
         InputMsg::UserInput("run the tests".into())
     );
 
-    let o = run(
-        &e,
-        &["--session", "live", "--inject", "also lint"],
-    );
+    let o = run(&e, &["--session", "live", "--inject", "also lint"]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
         ch.rx.recv_timeout(Duration::from_secs(5)).unwrap(),
@@ -91,12 +82,9 @@ fn send_inject_and_wait_against_a_reader() {
     );
 
     // --wait: play the agent's part by appending the turn's events.
-    let child = client(
-        &e,
-        &["--session", "live", "--send", "say hi", "--wait"],
-    )
-    .spawn()
-    .unwrap();
+    let child = client(&e, &["--session", "live", "--send", "say hi", "--wait"])
+        .spawn()
+        .unwrap();
     assert_eq!(
         ch.rx.recv_timeout(Duration::from_secs(5)).unwrap(),
         InputMsg::UserInput("say hi".into())
@@ -125,12 +113,9 @@ fn wait_ends_when_the_agent_goes_away() {
     let e = Env::new();
     let (s, _) = session(&e.project_dir(), "brief");
     let ch = InputChannel::open(&s).unwrap();
-    let child = client(
-        &e,
-        &["--session", "brief", "--send", "x", "--wait"],
-    )
-    .spawn()
-    .unwrap();
+    let child = client(&e, &["--session", "brief", "--send", "x", "--wait"])
+        .spawn()
+        .unwrap();
     assert_eq!(
         ch.rx.recv_timeout(Duration::from_secs(5)).unwrap(),
         InputMsg::UserInput("x".into())

@@ -1,12 +1,12 @@
 //! Issue 5 "Done when": the real binary (`--listen`, one-shot) against the scripted model
 //! server, driven through its FIFOs by external processes.
 
+use crate::support::*;
 use bash_agent::ipc::client::has_reader;
 use bash_agent::ipc::resp::Frame;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use crate::support::*;
 
 fn listen(env: &Env, mock: &Mock, session: &str) -> Child {
     let mut c = env.cmd();
@@ -75,9 +75,9 @@ fn listen_serves_frames_plain_lines_clients_and_survives_garbage() {
     wait_until("2 finished turns", 20, || finished_turns(&env, "L") == 2);
     // Garbage does not stop the agent.
     sh("printf '*2\\r\\n$3\\r\\nabcdef\\r\\n' > \"$F\"", &fifo);
-    wait_until("an error event", 10, || evs(&env, "L")
-        .iter()
-        .any(|e| e["type"] == "error"));
+    wait_until("an error event", 10, || {
+        evs(&env, "L").iter().any(|e| e["type"] == "error")
+    });
     let inputs: Vec<String> = evs(&env, "L")
         .iter()
         .filter(|e| e["type"] == "user_input")
@@ -104,7 +104,9 @@ fn listen_serves_frames_plain_lines_clients_and_survives_garbage() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
-    wait_until("the injection to start a notify turn", 20, || finished_turns(&env, "L") == 4);
+    wait_until("the injection to start a notify turn", 20, || {
+        finished_turns(&env, "L") == 4
+    });
     assert!(mock.requests().last().unwrap()["body"]
         .to_string()
         .contains("note this"));
@@ -240,9 +242,11 @@ fn killed_sub_agent_is_failed_and_the_parent_does_not_hang() {
     });
     let pid = pid.unwrap();
     // Wait until the child is really talking to the model, then kill it.
-    wait_until("the child to call the model", 30, || mock.requests().iter().any(|r| r["body"]
-        .to_string()
-        .contains("\"content\":\"TASK-SLOW")));
+    wait_until("the child to call the model", 30, || {
+        mock.requests()
+            .iter()
+            .any(|r| r["body"].to_string().contains("\"content\":\"TASK-SLOW"))
+    });
     let t0 = Instant::now();
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid),

@@ -1,8 +1,8 @@
 //! input.fifo: real FIFOs, real writer processes and threads.
 
+use crate::support::ipc::session;
 use bash_agent::ipc::fifo::{write_frame, InputChannel, InputMsg, WriteError, PIPE_BUF};
 use bash_agent::ipc::resp::Frame;
-use crate::support::ipc::session;
 use std::collections::HashSet;
 use std::process::Command;
 use std::time::{Duration, Instant};

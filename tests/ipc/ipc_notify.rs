@@ -1,12 +1,12 @@
 //! notify.fifo reader, notify.buf, counter and recovery, with real FIFOs.
 
+use crate::support::ipc::{of_type, session};
+use crate::support::wait_until;
 use bash_agent::ipc::fifo::{write_frame, InputChannel, InputMsg};
 use bash_agent::ipc::notify::{self, append_to_buf, drain, injection_text, recover_stale};
 use bash_agent::ipc::resp::Frame;
 use bash_agent::ipc::{counter, flag};
 use bash_agent::session::stats::Stats;
-use crate::support::ipc::{of_type, session};
-use crate::support::wait_until;
 use std::time::Duration;
 
 fn pending(ch: &InputChannel) {

@@ -1,13 +1,13 @@
 //! Background tasks and sub-agent plumbing with real processes.
 
+use crate::support::ipc::{of_type, session};
+use crate::support::wait_until;
 use bash_agent::agent::{background, subagent};
 use bash_agent::ipc::fifo::{InputChannel, InputMsg};
 use bash_agent::ipc::notify::{self, drain};
 use bash_agent::ipc::{counter, resp::Frame};
 use bash_agent::session::conversation as conv;
 use bash_agent::session::Session;
-use crate::support::ipc::{of_type, session};
-use crate::support::wait_until;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 

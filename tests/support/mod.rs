@@ -210,7 +210,12 @@ pub fn wait_until(what: &str, secs: u64, cond: impl FnMut() -> bool) {
 }
 
 /// [`wait_until`] with `diag()` (a screen, a log) added to the timeout message.
-pub fn wait_until_or(what: &str, secs: u64, mut cond: impl FnMut() -> bool, diag: impl Fn() -> String) {
+pub fn wait_until_or(
+    what: &str,
+    secs: u64,
+    mut cond: impl FnMut() -> bool,
+    diag: impl Fn() -> String,
+) {
     let t0 = Instant::now();
     while !cond() {
         if t0.elapsed() > Duration::from_secs(secs) {

@@ -1,6 +1,8 @@
 //! Compaction end to end in-process: real session folders, the scripted model server, the
 //! real provider stream. Nothing is lost; failures leave the folder byte-identical.
 
+use crate::support::compact::{config, conversation};
+use crate::support::{wait_until, Mock};
 use bash_agent::agent::compact::dp::line_tokens;
 use bash_agent::agent::compact::{compact, CompactCtx, CompactOutcome, SUMMARY_INSTRUCTION};
 use bash_agent::session::conversation::is_user_turn_line;
@@ -8,8 +10,6 @@ use bash_agent::session::events::EventLog;
 use bash_agent::session::stats::Stats;
 use bash_agent::session::Session;
 use bash_agent::util::cancel::Cancel;
-use crate::support::compact::{config, conversation};
-use crate::support::{wait_until, Mock};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fs;

@@ -1,11 +1,11 @@
 //! The scripted model server itself: raw HTTP/SSE output, request recording, `when`
 //! matching, keep-alive reuse by the provider client.
 
+use crate::support::provider::*;
+use crate::support::Mock;
 use bash_agent::mock::Server;
 use bash_agent::provider::{ProviderKind, StreamEvent};
 use bash_agent::util::cancel::Cancel;
-use crate::support::provider::*;
-use crate::support::Mock;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 

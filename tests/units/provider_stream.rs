@@ -1,11 +1,11 @@
 //! Round trips through `provider::stream_with` against the real mock-server binary, for
 //! all three providers: exact event sequences and the golden request bodies it recorded.
 
+use crate::support::provider::*;
+use crate::support::Mock;
 use bash_agent::provider::{ProviderKind, StreamEvent};
 use bash_agent::session::stats::Usage;
 use bash_agent::util::cancel::Cancel;
-use crate::support::provider::*;
-use crate::support::Mock;
 
 const SCRIPT: &str = r#"[
   {"thinking": "Let me look", "text": "Reading it.", "chunk": 4,

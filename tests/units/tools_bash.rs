@@ -1,9 +1,9 @@
 //! Bash: process groups, timeouts, interrupts, daemons, huge and broken output.
+use crate::support::tools::{ctx, env, Rec};
+use crate::support::wait_until;
 use bash_agent::tools::{run, NoHost};
 use serde_json::json;
 use std::time::{Duration, Instant};
-use crate::support::tools::{ctx, env, Rec};
-use crate::support::wait_until;
 
 fn alive(pid: i32) -> bool {
     // Signal 0 probes existence; a zombie is reaped by init quickly, so also check /proc state.

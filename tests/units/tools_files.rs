@@ -1,8 +1,8 @@
 //! Read, Write and Edit against real files, including hostile inputs.
+use crate::support::tools::{ctx, env, Rec};
 use bash_agent::tools::{run, NoHost};
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
-use crate::support::tools::{ctx, env, Rec};
 
 #[test]
 fn read_numbers_lines_like_cat_n() {

@@ -1,7 +1,7 @@
 //! TodoWrite, PlanConfirm/PlanClear, Skill, SubAgent, dispatch and tools.json.
+use crate::support::tools::{ctx, env, Rec};
 use bash_agent::tools::{call_summary, run, NoHost, TOOLS_JSON, TOOL_NAMES};
 use serde_json::{json, Value};
-use crate::support::tools::{ctx, env, Rec};
 
 #[test]
 fn tools_json_has_the_eleven_tools() {

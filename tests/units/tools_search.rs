@@ -1,9 +1,9 @@
 //! Glob and Grep: rg-compatible output shape, ignore rules, sorting; compared with a real
 //! `rg` when one is installed.
+use crate::support::tools::{ctx, env, ToolFixture};
 use bash_agent::tools::{run, NoHost};
 use serde_json::json;
 use std::path::Path;
-use crate::support::tools::{ctx, env, ToolFixture};
 
 fn tree() -> ToolFixture {
     let e = env();
