@@ -1,12 +1,12 @@
-//! Fault injection: full disks, FIFO garbage, kill -9 at random moments, hostile names,
-//! provider faults (through the binary and in-process), planted secrets, and the fuzz
-//! regression corpus. Every session left behind must stay whole and loadable.
+//! Fault injection: full disks, FIFO garbage, hostile names, provider faults (through the
+//! binary and in-process), planted secrets, and the fuzz regression corpus (`kill -9` has a
+//! target of its own, `tests/faults_kill`). Every session left behind must stay whole and
+//! loadable.
 #[path = "../support/mod.rs"]
 mod support;
 
 mod faults_disk;
 mod faults_fifo;
-mod faults_kill;
 mod faults_names;
 mod faults_provider;
 mod faults_secrets;
