@@ -32,6 +32,14 @@ pub struct StepUsage {
     pub cache_creation: u64,
 }
 
+/// Another writer, simulated: a line appended to a file when the request arrives.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppendLine {
+    pub path: std::path::PathBuf,
+    pub line: String,
+}
+
 /// One scripted response (or fault).
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -80,6 +88,10 @@ pub struct Step {
     /// Fault: an in-stream error event (`overloaded_error` for Anthropic) right at the start.
     #[serde(default)]
     pub sse_error: bool,
+    /// Before answering, append a line to a file (e.g. a session's conversation changing
+    /// while the request is in flight).
+    #[serde(default)]
+    pub append: Option<AppendLine>,
 }
 
 impl Step {

@@ -228,6 +228,11 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
         let body = wire.error_body(500, "mock: no script step left for this request");
         return simple(out, 500, &body, None);
     };
+    if let Some(a) = &step.append {
+        if let Err(e) = crate::util::fsx::append_line(&a.path, &a.line) {
+            eprintln!("mock server: cannot append to {}: {e}", a.path.display());
+        }
+    }
     if let Some(status) = step.status {
         let msg = step.message.as_deref().unwrap_or("mock fault");
         return simple(out, status, &wire.error_body(status, msg), step.retry_after);

@@ -1,13 +1,27 @@
-//! Shared helpers for end-to-end tests: a temp BASH_AGENT_HOME and project folder, the
-//! scripted model server (the binary's hidden `mock-server` subcommand), and agent runs.
+//! What every integration-test target shares: [`Env`] (a temp `BASH_AGENT_HOME` and project
+//! folder, and the binary run there with a clean environment), [`Mock`] (the binary's
+//! scripted model server, `bash-agent mock-server`, as a child process) and [`wait_until`]
+//! (poll a condition, bounded; tests never sleep for a fixed time). Topic helpers live in the
+//! submodules.
 #![allow(dead_code)]
+pub mod checks;
+pub mod compact;
+pub mod ipc;
+pub mod provider;
+pub mod tools;
+
+use bash_agent::session::paths::project_key;
+use bash_agent::session::Session;
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_bash-agent");
 
-/// A temp home + a temp project cwd.
+/// A temp folder holding `home/` (the `BASH_AGENT_HOME` and `HOME` of every run) and `proj/`
+/// (the default working directory), both physical paths.
 pub struct Env {
     pub dir: tempfile::TempDir,
     pub home: PathBuf,
@@ -17,26 +31,51 @@ pub struct Env {
 impl Env {
     pub fn new() -> Env {
         let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let cwd = dir.path().join("proj");
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let home = root.join("home");
+        let cwd = root.join("proj");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&cwd).unwrap();
-        let cwd = std::fs::canonicalize(cwd).unwrap();
         Env { dir, home, cwd }
     }
 
+    /// Another working directory (another project), created.
+    pub fn other_cwd(&self, name: &str) -> PathBuf {
+        let p = self.cwd.parent().unwrap().join(name);
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    pub fn projects_root(&self) -> PathBuf {
+        self.home.join(".bash-agent").join("projects")
+    }
+
     /// The project folder for `cwd` (same algorithm as the binary).
+    pub fn project_dir_for(&self, cwd: &Path) -> PathBuf {
+        self.projects_root().join(project_key(cwd))
+    }
+
     pub fn project_dir(&self) -> PathBuf {
-        self.home
-            .join(".bash-agent/projects")
-            .join(bash_agent::session::paths::project_key(&self.cwd))
+        self.project_dir_for(&self.cwd)
     }
 
     pub fn session_dir(&self, id: &str) -> PathBuf {
         self.project_dir().join(id)
     }
 
-    /// A command for the binary with a clean environment.
+    /// A session folder (created) in the project of `cwd`.
+    pub fn session_in(&self, cwd: &Path, id: &str) -> Session {
+        let s = Session::new(&self.project_dir_for(cwd), id);
+        s.create_dir().unwrap();
+        s
+    }
+
+    pub fn session(&self, id: &str) -> Session {
+        self.session_in(&self.cwd, id)
+    }
+
+    /// A command for the binary in `cwd` with a clean environment (no API keys, no colour,
+    /// fast retries).
     pub fn cmd(&self) -> Command {
         let mut c = Command::new(BIN);
         c.current_dir(&self.cwd)
@@ -49,6 +88,22 @@ impl Env {
             .env("BASH_AGENT_RETRY_BASE_MS", "20")
             .stdin(Stdio::null());
         c
+    }
+
+    /// [`Env::cmd`] with `args`, run in another working directory.
+    pub fn cmd_in(&self, cwd: &Path, args: &[&str]) -> Command {
+        let mut c = self.cmd();
+        c.args(args).current_dir(cwd);
+        c
+    }
+
+    /// Run the binary in `cwd` and wait.
+    pub fn run_in(&self, cwd: &Path, args: &[&str]) -> Output {
+        self.cmd_in(cwd, args).output().unwrap()
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.run_in(&self.cwd, args)
     }
 
     /// Run the agent against `url` with `args`.
@@ -66,63 +121,79 @@ impl Env {
         c.output().unwrap()
     }
 
+    /// A file of a session folder ("" when missing).
     pub fn read(&self, id: &str, file: &str) -> String {
         std::fs::read_to_string(self.session_dir(id).join(file)).unwrap_or_default()
     }
 }
 
-/// A running scripted model server.
+/// The scripted model server (`bash-agent mock-server`) as a child process, killed on drop.
 pub struct Mock {
-    pub child: Child,
+    /// `http://127.0.0.1:<port>`
     pub url: String,
+    /// Every request, one JSON line each (`path`, `headers`, `body`), written before the
+    /// answer starts.
     pub record: PathBuf,
+    child: Child,
+    _dir: tempfile::TempDir,
 }
 
 impl Mock {
-    /// Start with a script (JSON text). `url` is the base URL for the given provider.
-    pub fn start(env: &Env, script: &str) -> Mock {
-        let n = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let sp = env.dir.path().join(format!("script-{n}.json"));
-        let record = env.dir.path().join(format!("record-{n}.jsonl"));
-        std::fs::write(&sp, script).unwrap();
+    /// Start with a script (JSON text, see `src/mock/script.rs`).
+    pub fn start(script: &str) -> Mock {
+        let dir = tempfile::tempdir().unwrap();
+        let script_path = dir.path().join("script.json");
+        std::fs::write(&script_path, script).unwrap();
+        let record = dir.path().join("record.jsonl");
         let mut child = Command::new(BIN)
-            .args(["mock-server", "--script"])
-            .arg(&sp)
+            .arg("mock-server")
+            .arg("--script")
+            .arg(&script_path)
+            .arg("--port")
+            .arg("0")
             .arg("--record")
             .arg(&record)
+            .env("BASH_AGENT_HOME", dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
+            .process_group(0)
             .spawn()
             .unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
+        let url = line.trim().to_string();
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "bad url line {line:?}"
+        );
         Mock {
-            child,
-            url: line.trim().to_string(),
+            url,
             record,
+            child,
+            _dir: dir,
         }
     }
 
-    /// Base URL for a provider (Anthropic expects `/v1` inside the base URL).
-    pub fn base(&self, provider: &str) -> String {
-        match provider {
-            "claude" => format!("{}/v1", self.url),
-            _ => format!("{}/v1", self.url),
-        }
+    /// The binary's `--base-url` for this server (every provider's base carries `/v1`).
+    pub fn base(&self, _provider: &str) -> String {
+        format!("{}/v1", self.url)
     }
 
-    /// Recorded requests (parsed JSON lines).
+    /// The requests recorded so far; a line still being written is skipped (for polling
+    /// while a run goes on).
     pub fn requests(&self) -> Vec<serde_json::Value> {
         std::fs::read_to_string(&self.record)
             .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect()
+    }
+
+    /// The recorded requests; every line must be whole JSON.
+    pub fn records(&self) -> Vec<serde_json::Value> {
+        checks::recorded(&self.record)
     }
 }
 
@@ -131,6 +202,52 @@ impl Drop for Mock {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Poll `cond` until it holds; panic naming `what` after `secs` seconds.
+pub fn wait_until(what: &str, secs: u64, cond: impl FnMut() -> bool) {
+    wait_until_or(what, secs, cond, String::new)
+}
+
+/// [`wait_until`] with `diag()` (a screen, a log) added to the timeout message.
+pub fn wait_until_or(
+    what: &str,
+    secs: u64,
+    mut cond: impl FnMut() -> bool,
+    diag: impl Fn() -> String,
+) {
+    let t0 = Instant::now();
+    while !cond() {
+        if t0.elapsed() > Duration::from_secs(secs) {
+            panic!("timed out after {secs} s waiting for {what}\n{}", diag());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Assert the exit code, showing both streams on failure.
+pub fn expect_code(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+/// Set a path's mtime (seconds since the epoch).
+pub fn set_mtime(p: &Path, secs: i64) {
+    let tv = nix::sys::time::TimeVal::new(secs, 0);
+    nix::sys::stat::utimes(p, &tv, &tv).unwrap();
 }
 
 /// Event lines of a session as JSON values.
@@ -149,18 +266,7 @@ pub fn types(evs: &[serde_json::Value]) -> Vec<String> {
         .collect()
 }
 
-/// Wait until `cond` holds (polling), up to `secs`.
-pub fn wait_for(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
-    let t0 = std::time::Instant::now();
-    while t0.elapsed().as_secs() < secs {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    cond()
-}
-
+/// The shell-written fixture sessions (`tests/fixtures/shell-sessions/projects`).
 pub fn fixtures_root() -> PathBuf {
     let local =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shell-sessions/projects");
@@ -170,6 +276,12 @@ pub fn fixtures_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/shell-sessions/projects")
 }
 
+/// A fixture session folder (`<project_key>/<session>`).
+pub fn fixture(rel: &str) -> PathBuf {
+    fixtures_root().join(rel)
+}
+
+/// Copy a folder tree (files made writable by the owner only).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
@@ -182,6 +294,20 @@ pub fn copy_dir(from: &Path, to: &Path) {
             let mut p = std::fs::metadata(&dst).unwrap().permissions();
             std::os::unix::fs::PermissionsExt::set_mode(&mut p, 0o600);
             std::fs::set_permissions(&dst, p).unwrap();
+        }
+    }
+}
+
+/// Copy a fixture session's files (not its subfolders) into `dir` (created; files 0600).
+pub fn copy_fixture(rel: &str, dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for e in std::fs::read_dir(fixture(rel)).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            let to = dir.join(e.file_name());
+            std::fs::copy(e.path(), &to).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o600)).unwrap();
         }
     }
 }

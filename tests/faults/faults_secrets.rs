@@ -1,0 +1,242 @@
+//! A planted API key never leaks: not into any file under BASH_AGENT_HOME or the project
+//! (events, conversation, usage ledger, stats, search index, the sub-agent's session), not
+//! into stdout or stderr with `-v`, not into a spawned sub-agent's argv
+//! (`/proc/<pid>/cmdline`, read while it runs), and not into the environment that tool
+//! processes see (a Bash `env` in the agent and in its sub-agent). The mock server's
+//! request record is checked separately: it saw the auth header, redacted.
+
+use crate::support::checks::*;
+use crate::support::*;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+/// Paths of files under `root` whose bytes contain `needle`.
+fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
+    let mut hits = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(p);
+            } else if ft.is_file() {
+                let b = std::fs::read(&p).unwrap_or_default();
+                if b.windows(needle.len()).any(|w| w == needle) {
+                    hits.push(p.display().to_string());
+                }
+            }
+        }
+    }
+    hits.sort();
+    hits
+}
+
+/// Parent: Bash `env` + a SubAgent; the sub-agent: a slow Bash `env`, then an answer.
+fn script(with_env_tools: bool) -> String {
+    let env_call =
+        |id: &str| serde_json::json!({"name": "Bash", "id": id, "input": {"command": "env"}});
+    let mut parent_tools = vec![
+        serde_json::json!({"name": "SubAgent", "id": "s1", "input": {"prompt": "CHILD-TASK", "description": "leak check"}}),
+    ];
+    let mut child_tools = vec![
+        serde_json::json!({"name": "Read", "id": "r1", "input": {"path": "nothing-here.txt"}}),
+    ];
+    if with_env_tools {
+        parent_tools.insert(0, env_call("e1"));
+        child_tools.push(env_call("e2"));
+    }
+    serde_json::json!([
+        {"when": "\"content\":\"CHILD-TASK\"", "text": "child looking around slowly", "chunk": 2, "delay_ms": 120, "tool_calls": child_tools},
+        {"when": "\"content\":\"CHILD-TASK\"", "text": "child done"},
+        {"when": "PARENT-TASK", "text": "starting a helper", "tool_calls": parent_tools},
+        {"when": "PARENT-TASK", "text": "waiting for the helper"},
+        {"repeat": true, "text": "noted"}
+    ])
+    .to_string()
+}
+
+struct Leak {
+    where_: String,
+}
+
+fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
+    let env = Env::new();
+    let mock = Mock::start(&script(!via_env));
+    let out_path = env.dir.path().join("stdout.txt");
+    let err_path = env.dir.path().join("stderr.txt");
+    let mut c = env.cmd();
+    c.args([
+        "--provider",
+        "claude",
+        "--base-url",
+        &mock.base("claude"),
+        "-v",
+    ]);
+    if via_env {
+        c.env("ANTHROPIC_API_KEY", key);
+    } else {
+        c.args(["--api-key", key]);
+    }
+    c.args(["--session", "sec", "PARENT-TASK"])
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap());
+    let mut parent = Guard(c.spawn().unwrap());
+    let mut leaks = Vec::new();
+
+    // The sub-agent's pid, from the SubAgent tool result.
+    let ev = env.session_dir("sec").join("events.jsonl");
+    let mut pid = None;
+    wait_until_or(
+        "a sub-agent to start",
+        30,
+        || {
+            let text = std::fs::read_to_string(&ev).unwrap_or_default();
+            pid = text.split("pid=").nth(1).and_then(|r| {
+                r.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+                    .parse::<u32>()
+                    .ok()
+            });
+            pid.is_some()
+        },
+        || {
+            format!(
+                "no sub-agent was started: {}",
+                std::fs::read_to_string(&err_path).unwrap_or_default()
+            )
+        },
+    );
+    let pid = pid.unwrap();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_else(|e| {
+        panic!("sub-agent {pid} already gone ({e}); the child step is too fast")
+    });
+    let argv: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    assert!(
+        argv.iter().any(|a| a == "--sub-agent-notify"),
+        "not the sub-agent: {argv:?}"
+    );
+    if argv
+        .iter()
+        .any(|a| a.contains(key) || a.starts_with("--api-key"))
+    {
+        leaks.push(Leak {
+            where_: format!("sub-agent argv: {argv:?}"),
+        });
+    }
+
+    let st = wait_timeout(&mut parent, 60);
+    let stdout = std::fs::read_to_string(&out_path).unwrap();
+    let stderr = std::fs::read_to_string(&err_path).unwrap();
+    assert!(st.success(), "{st:?}\n{stderr}");
+    assert_no_panic(&stderr);
+    // The whole scenario really ran: the child's env call and its answer came back.
+    let evs = events(&ev);
+    assert!(
+        evs.iter()
+            .any(|e| e["type"] == "sub_agent_result" || e.to_string().contains("child done"))
+            || stdout.contains("child done"),
+        "the sub-agent's result never arrived: {:?}",
+        types(&evs)
+    );
+    assert!(stderr.len() > 100, "-v printed nothing: {stderr}");
+
+    for (name, text) in [("stdout", &stdout), ("stderr -v", &stderr)] {
+        if text.contains(key) {
+            leaks.push(Leak {
+                where_: name.into(),
+            });
+        }
+    }
+    for root in [&env.home, &env.cwd] {
+        for f in files_containing(root, key.as_bytes()) {
+            leaks.push(Leak { where_: f });
+        }
+    }
+    // The record: the key header was sent, and is only there redacted.
+    let reqs = mock.requests();
+    assert!(reqs.len() >= 4, "{} requests", reqs.len());
+    for r in &reqs {
+        assert_eq!(r["headers"]["x-api-key"], "<redacted>", "{}", r["headers"]);
+    }
+    if std::fs::read_to_string(&mock.record).unwrap().contains(key) {
+        leaks.push(Leak {
+            where_: "mock request record".into(),
+        });
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    leaks
+}
+
+fn report(leaks: &[Leak], key: &str) {
+    assert!(
+        leaks.is_empty(),
+        "the planted key {key} leaked into:\n  {}",
+        leaks
+            .iter()
+            .map(|l| l.where_.as_str())
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    );
+}
+
+#[test]
+fn planted_key_from_the_command_line_never_leaks() {
+    let key = "sk-PLANTED-123";
+    let leaks = run_and_collect(key, false);
+    report(&leaks, key);
+}
+
+#[test]
+fn planted_key_from_the_environment_never_leaks() {
+    let key = "sk-PLANTED-ENV-456";
+    let leaks = run_and_collect(key, true);
+    report(&leaks, key);
+}
+
+#[test]
+fn provider_errors_do_not_echo_the_key() {
+    // A 401 whose body quotes the key back (some proxies do): the agent's error event and
+    // stderr must not repeat it.
+    let key = "sk-PLANTED-401";
+    let env = Env::new();
+    let mock = Mock::start(&format!(
+        r#"[{{"status":401,"message":"invalid x-api-key {key}"}}]"#
+    ));
+    let out = env
+        .cmd()
+        .args([
+            "--provider",
+            "claude",
+            "--base-url",
+            &mock.base("claude"),
+            "--api-key",
+            key,
+            "-v",
+        ])
+        .args(["--session", "e", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_no_panic(&stderr);
+    let mut leaks = Vec::new();
+    if stderr.contains(key) {
+        leaks.push(Leak {
+            where_: "stderr".into(),
+        });
+    }
+    for f in files_containing(&env.home, key.as_bytes()) {
+        leaks.push(Leak { where_: f });
+    }
+    report(&leaks, key);
+    let _ = Stdio::null();
+}

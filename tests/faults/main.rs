@@ -1,0 +1,15 @@
+//! Fault injection: full disks, FIFO garbage, hostile names, provider faults (through the
+//! binary and in-process), planted secrets, and the fuzz regression corpus (`kill -9` has a
+//! target of its own, `tests/faults_kill`). Every session left behind must stay whole and
+//! loadable.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod faults_disk;
+mod faults_fifo;
+mod faults_names;
+mod faults_provider;
+mod faults_secrets;
+mod fuzz_regress;
+mod provider_faults;

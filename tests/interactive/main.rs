@@ -1,0 +1,10 @@
+//! The line editor and the interactive agent in a real terminal (tmux). A target of its own:
+//! these tests follow keystrokes and screens, so they do not share the machine with the other
+//! suites' tests in the same process, and the terminal probe (a SIGINT handler) runs this
+//! binary as a child.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod interactive_e2e;
+mod interactive_pty;

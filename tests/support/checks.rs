@@ -1,0 +1,232 @@
+//! Checks shared by the fault-injection suite: whole JSONL lines, tool_use/tool_result
+//! pairing in conversation.jsonl and in the requests the model saw, "no panic" on stderr,
+//! child processes reaped on drop.
+use bash_agent::session::conversation::{read_lines, tool_result_ids, tool_use_ids};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// Every `*.jsonl` file under `root`.
+pub fn jsonl_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(p);
+            } else if ft.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A JSONL file is whole: empty, or ends with `\n`, and every line is one JSON object.
+/// Returns the number of lines.
+pub fn check_jsonl(path: &Path) -> usize {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    if bytes.is_empty() {
+        return 0;
+    }
+    assert!(
+        bytes.ends_with(b"\n"),
+        "{}: last line is torn: {:?}",
+        path.display(),
+        String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(120)..])
+    );
+    let mut n = 0;
+    for (i, line) in bytes[..bytes.len() - 1].split(|b| *b == b'\n').enumerate() {
+        let v: Value = serde_json::from_slice(line).unwrap_or_else(|e| {
+            panic!(
+                "{} line {}: not JSON ({e}): {:?}",
+                path.display(),
+                i + 1,
+                String::from_utf8_lossy(&line[..line.len().min(200)])
+            )
+        });
+        assert!(
+            v.is_object(),
+            "{} line {}: not an object",
+            path.display(),
+            i + 1
+        );
+        n += 1;
+    }
+    n
+}
+
+/// Every JSONL file under `root` is whole; events.jsonl lines all have a `type`.
+pub fn check_tree(root: &Path) -> usize {
+    let mut n = 0;
+    for p in jsonl_files(root) {
+        n += check_jsonl(&p);
+        if p.file_name().is_some_and(|f| f == "events.jsonl") {
+            for l in std::fs::read_to_string(&p).unwrap_or_default().lines() {
+                let v: Value = serde_json::from_str(l).unwrap();
+                assert!(
+                    v["type"].is_string(),
+                    "{}: event without type: {l}",
+                    p.display()
+                );
+            }
+        }
+    }
+    n
+}
+
+/// conversation.jsonl: no corrupt line, and every assistant line with tool_use blocks is
+/// followed directly by a user line holding a tool_result for each of them.
+/// Returns (lines, tool uses).
+pub fn check_conversation(path: &Path) -> (usize, usize) {
+    let (lines, bad) = read_lines(path);
+    assert_eq!(bad, 0, "{}: {bad} corrupt line(s)", path.display());
+    let vals: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut uses = 0;
+    for (i, v) in vals.iter().enumerate() {
+        let ids = tool_use_ids(v);
+        if ids.is_empty() {
+            continue;
+        }
+        uses += ids.len();
+        let next = vals.get(i + 1).unwrap_or_else(|| {
+            panic!(
+                "{} line {}: tool_use {ids:?} is the last line (no tool_result)",
+                path.display(),
+                i + 1
+            )
+        });
+        let results = tool_result_ids(next);
+        for id in &ids {
+            assert!(
+                results.contains(id),
+                "{} line {}: tool_use {id} has no tool_result on the next line",
+                path.display(),
+                i + 1
+            );
+        }
+    }
+    (vals.len(), uses)
+}
+
+/// The messages of a recorded request (Anthropic shape) are well paired: every assistant
+/// tool_use is answered by a tool_result in the next (user) message.
+pub fn check_request_pairing(body: &Value) {
+    let Some(msgs) = body["messages"].as_array() else {
+        return;
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        if m["role"] != "assistant" {
+            continue;
+        }
+        let ids: Vec<&str> = m["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| b["type"] == "tool_use")
+            .filter_map(|b| b["id"].as_str())
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        let next = msgs
+            .get(i + 1)
+            .unwrap_or_else(|| panic!("request ends with an unanswered tool_use {ids:?}"));
+        assert_eq!(next["role"], "user", "message {} after tool_use", i + 1);
+        let got: Vec<&str> = next["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| b["type"] == "tool_result")
+            .filter_map(|b| b["tool_use_id"].as_str())
+            .collect();
+        for id in ids {
+            assert!(
+                got.contains(&id),
+                "request: tool_use {id} without tool_result"
+            );
+        }
+    }
+}
+
+/// Recorded requests of a mock server (`--record` file), parsed.
+pub fn recorded(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+pub fn assert_no_panic(stderr: &str) {
+    assert!(
+        !stderr.contains("panicked at") && !stderr.contains("RUST_BACKTRACE"),
+        "the agent panicked:\n{stderr}"
+    );
+}
+
+/// Wait for a child up to `secs`; kill it and panic on timeout.
+pub fn wait_timeout(child: &mut Child, secs: u64) -> ExitStatus {
+    let t0 = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st;
+        }
+        if t0.elapsed() > Duration::from_secs(secs) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("process {} did not exit within {secs} s", child.id());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// xorshift64* (fixed seeds: every run kills at the same offsets).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A child process that is killed and reaped when the test ends, also when it panics.
+pub struct Guard(pub Child);
+
+impl std::ops::Deref for Guard {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Guard {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

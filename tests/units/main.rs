@@ -1,0 +1,16 @@
+//! Library layers called in-process: compaction planning and summaries, the system prompt
+//! goldens, provider streams against the scripted model server, and every tool.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod compact_dp;
+mod compact_summary;
+mod prompt_golden;
+mod provider_mock;
+mod provider_stream;
+mod tools_bash;
+mod tools_files;
+mod tools_misc;
+mod tools_policy;
+mod tools_search;
