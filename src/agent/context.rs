@@ -10,7 +10,7 @@ use crate::agent::spinner::Spinner;
 use crate::config::Config;
 use crate::protocol::Event;
 use crate::session::Session;
-use crate::tools::ToolHost;
+use crate::tools::{Limits, ToolHost};
 use crate::util::cancel::Cancel;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -135,6 +135,30 @@ pub fn child_args(cfg: &Config) -> Vec<String> {
 }
 
 impl ToolHost for AgentCtx {
+    fn session(&self) -> &Session {
+        &self.session
+    }
+
+    fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            tool_timeout: self.cfg.tool_timeout,
+            max_result_bytes: self.cfg.max_result_bytes,
+            bash_mode: self.cfg.bash_mode,
+        }
+    }
+
+    fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
+
     fn spawn_sub_agent(
         &self,
         prompt: &str,

@@ -3,7 +3,7 @@
 use crate::agent::context::AgentCtx;
 use crate::protocol::{Checklist, Event};
 use crate::session::conversation::ToolUse;
-use crate::tools::{self, ToolCtx};
+use crate::tools;
 use serde_json::Value;
 
 /// Validate the input, run the tool, emit the call and its result; returns the conversation
@@ -25,17 +25,6 @@ pub fn run(
         ),
     };
     let input: Value = serde_json::from_str(&raw).unwrap_or(Value::Object(Default::default()));
-    let tctx = ToolCtx {
-        session: &ctx.session,
-        cwd: ctx.cwd.clone(),
-        tool_timeout: ctx.cfg.tool_timeout,
-        max_result_bytes: ctx.cfg.max_result_bytes,
-        mode: ctx.cfg.bash_mode,
-        depth: ctx.depth,
-        cancel: ctx.cancel.clone(),
-        host: ctx,
-        tool_use_id: id.clone(),
-    };
     // TodoWrite's call is shown with its checklist, known only after it ran.
     let call_first = parse_err.is_none() && name != "TodoWrite";
     if call_first {
@@ -48,7 +37,7 @@ pub fn run(
             display: format!("Error: {m}"),
             checklist: None,
         },
-        None => tools::run(&tctx, &name, &input),
+        None => tools::run(ctx, &id, &name, &input),
     };
     // Like the reference's `output=$(tool …)`: trailing newlines are not part of a result.
     for t in [&mut out.conv, &mut out.display] {

@@ -1,11 +1,11 @@
 //! `bash-agent tool NAME JSON` (hidden): run one tool directly, for benchmarks and debugging.
 use crate::error::Result;
 use crate::session::Session;
-use crate::tools::{run, NoHost, ToolCtx};
+use crate::tools::{run, Limits, LocalHost};
 use crate::util::cancel::Cancel;
 use serde_json::Value;
 
-/// Hidden `tool` subcommand: run one tool in the current directory (NoHost, a throw-away
+/// Hidden `tool` subcommand: run one tool in the current directory (LocalHost, a throw-away
 /// session folder under the temp dir) and print its display text. Exit 0 on success, 1 on
 /// a tool error; a bad JSON input is an error (exit 1 through the caller).
 pub fn cmd_tool(o: &crate::cli::Opts, name: &str, input: &str) -> Result {
@@ -22,18 +22,18 @@ pub fn cmd_tool(o: &crate::cli::Opts, name: &str, input: &str) -> Result {
     let session = Session::new(&tmp, "tool");
     std::fs::create_dir_all(&session.dir)?;
     let _ = crate::util::fsx::touch(&session.plan_draft());
-    let ctx = ToolCtx {
-        session: &session,
+    let ctx = LocalHost {
+        session,
         cwd,
-        tool_timeout: cfg.tool_timeout,
-        max_result_bytes: cfg.max_result_bytes,
-        mode: cfg.bash_mode,
+        limits: Limits {
+            tool_timeout: cfg.tool_timeout,
+            max_result_bytes: cfg.max_result_bytes,
+            bash_mode: cfg.bash_mode,
+        },
         depth: 0,
         cancel: Cancel::new(),
-        host: &NoHost,
-        tool_use_id: "toolu_cli".into(),
     };
-    let out = run(&ctx, name, &input);
+    let out = run(&ctx, "toolu_cli", name, &input);
     let _ = std::fs::remove_dir_all(&tmp);
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.display.as_bytes())?;

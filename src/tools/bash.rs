@@ -4,7 +4,7 @@
 use super::common::{arg, flag, int};
 use super::policy;
 use super::truncate::truncate_reported;
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use crate::util::cancel::Cancel;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{killpg, Signal};
@@ -214,8 +214,8 @@ fn note(out: &mut String, text: &str) {
     out.push_str(text);
 }
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
+pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
     let command = arg(input, "command");
     if command.trim().is_empty() {
         return ToolOutput::error("no command provided", max);
@@ -224,19 +224,22 @@ pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
         .unwrap_or_default();
-    let places = policy::Places::new(&ctx.cwd, &root, &home);
-    if let Err(e) = policy::check(policy::classify_in(&command, &places), ctx.mode) {
+    let places = policy::Places::new(ctx.cwd(), &root, &home);
+    if let Err(e) = policy::check(
+        policy::classify_in(&command, &places),
+        ctx.limits().bash_mode,
+    ) {
         return ToolOutput::error(&e, max);
     }
     if flag(input, "background") {
-        return match ctx.host.spawn_background(&command) {
+        return match ctx.spawn_background(&command) {
             Ok(text) => ToolOutput::text(true, &text, max),
             Err(e) => ToolOutput::error(&e, max),
         };
     }
-    let timeout = effective_timeout(int(input, "timeout"), ctx.tool_timeout);
+    let timeout = effective_timeout(int(input, "timeout"), ctx.limits().tool_timeout);
     let cap = max.saturating_mul(2).max(256 * 1024);
-    let ex = match exec(&command, &ctx.cwd, timeout, &ctx.cancel, cap) {
+    let ex = match exec(&command, ctx.cwd(), timeout, ctx.cancel(), cap) {
         Ok(ex) => ex,
         Err(e) => return ToolOutput::error(&format!("cannot run bash: {e}"), max),
     };

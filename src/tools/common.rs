@@ -1,6 +1,6 @@
 //! Small helpers shared by the tools: argument access, path resolution, result building.
 use super::truncate::truncate;
-use super::{value_text, ToolCtx, ToolOutput};
+use super::{value_text, ToolHost, ToolOutput};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -46,12 +46,12 @@ pub fn int(input: &Value, key: &str) -> Result<Option<i64>, String> {
 
 /// Resolve a model-given path: `~/…` is expanded, relative paths are joined to the cwd,
 /// `.` components are dropped (`..` is kept: symlinks make it non-lexical).
-pub fn resolve(ctx: &ToolCtx, p: &str) -> PathBuf {
+pub fn resolve(ctx: &dyn ToolHost, p: &str) -> PathBuf {
     let joined = resolve_raw(ctx, p);
     joined.components().collect()
 }
 
-fn resolve_raw(ctx: &ToolCtx, p: &str) -> PathBuf {
+fn resolve_raw(ctx: &dyn ToolHost, p: &str) -> PathBuf {
     let home = || {
         std::env::var_os("HOME")
             .map(PathBuf::from)
@@ -66,7 +66,7 @@ fn resolve_raw(ctx: &ToolCtx, p: &str) -> PathBuf {
         if pb.is_absolute() {
             pb
         } else {
-            ctx.cwd.join(pb)
+            ctx.cwd().join(pb)
         }
     }
 }

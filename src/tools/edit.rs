@@ -4,7 +4,7 @@ use super::common::{arg, resolve};
 use super::diff::unified;
 use super::truncate::truncate;
 use super::write::{real_target, replace_file};
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use serde_json::Value;
 
 /// Byte offsets of the non-overlapping occurrences of `needle` (at most `cap`).
@@ -29,8 +29,8 @@ fn occurrences(hay: &[u8], needle: &[u8], cap: usize) -> Vec<usize> {
     found
 }
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
+pub fn run(ctx: &dyn ToolHost, id: &str, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
     let p = arg(input, "path");
     if p.is_empty() {
         return ToolOutput::error("no path provided", max);
@@ -67,7 +67,7 @@ pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
     out.extend_from_slice(new.as_bytes());
     out.extend_from_slice(&bytes[at + old.len()..]);
     let diff = unified(&bytes, &out, &p, true);
-    ctx.host.before_file_change(&target, &ctx.tool_use_id);
+    ctx.before_file_change(&target, id);
     if let Err(e) = replace_file(&target, &out) {
         return ToolOutput::error(&format!("cannot write {p}: {e}"), max);
     }

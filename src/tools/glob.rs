@@ -2,7 +2,7 @@
 //! `ignore` crate (same ignore rules: .gitignore in git repos, .ignore, .rgignore, hidden
 //! files skipped unless the glob names them), parallel walk, sorted output.
 use super::common::{arg, resolve};
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{WalkBuilder, WalkState};
 use serde_json::Value;
@@ -56,8 +56,8 @@ pub fn list_files(given: &str, root: &Path, ov: Override) -> Vec<PathBuf> {
     files
 }
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
+pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
     let pattern = arg(input, "pattern");
     if pattern.is_empty() {
         return ToolOutput::error("no pattern provided", max);
@@ -70,7 +70,7 @@ pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
     if !root.is_dir() {
         return ToolOutput::error(&format!("directory not found: {given}"), max);
     }
-    let ov = match overrides(&ctx.cwd, &[pattern.as_str()]) {
+    let ov = match overrides(ctx.cwd(), &[pattern.as_str()]) {
         Ok(o) => o,
         Err(e) => return ToolOutput::error(&e, max),
     };

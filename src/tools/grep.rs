@@ -2,7 +2,7 @@
 //! path` in-process with grep-regex/grep-searcher; parallel search, files sorted.
 use super::common::{arg, int, resolve};
 use super::glob::{overrides, shown, walker};
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkState;
@@ -79,8 +79,8 @@ fn search_file(s: &mut Searcher, m: &RegexMatcher, path: &Path, explicit: bool) 
     }
 }
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
+pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
     let pattern = arg(input, "pattern");
     if pattern.is_empty() {
         return ToolOutput::error("no pattern provided", max);
@@ -115,7 +115,7 @@ pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
     } else {
         vec![glob.as_str()]
     };
-    let ov = match overrides(&ctx.cwd, &globs) {
+    let ov = match overrides(ctx.cwd(), &globs) {
         Ok(o) => o,
         Err(e) => return ToolOutput::error(&e, max),
     };

@@ -19,14 +19,35 @@ pub mod write;
 use crate::session::Session;
 use crate::util::cancel::Cancel;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Tool schemas shipped to the model (embedded).
 pub const TOOLS_JSON: &str = include_str!("../../assets/tools.json");
 
-/// Services the runtime provides to tools (sub-agents, background tasks, compaction,
-/// file history). Implemented by the agent runtime; tests use a stub.
+/// Limits a tool call runs under (from the run's configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// `--tool-timeout` seconds (foreground Bash default).
+    pub tool_timeout: u64,
+    /// TOOL_RESULT_MAX_BYTES.
+    pub max_result_bytes: usize,
+    /// BASH_AGENT_BASH_MODE as parsed bits (0 when invalid = fail closed).
+    pub bash_mode: u32,
+}
+
+/// What a tool may read of the running agent and ask of it. The agent's context implements
+/// it (`agent::context::AgentCtx`); tests and `bash-agent tool` use [`LocalHost`]. Defining
+/// it here keeps `tools` independent of `agent`.
 pub trait ToolHost: Send + Sync {
+    /// The session the call belongs to (plan files, file history).
+    fn session(&self) -> &Session;
+    /// The agent's working directory (physical).
+    fn cwd(&self) -> &Path;
+    fn limits(&self) -> Limits;
+    /// Sub-agent depth (0 = the main agent).
+    fn depth(&self) -> u32;
+    /// Set when the user interrupts the turn.
+    fn cancel(&self) -> &Cancel;
     /// Start a sub-agent; returns the tool text `Sub-agent started: session_id=<sid>, pid=<pid>`
     /// or an error message (without the `Error: ` prefix).
     fn spawn_sub_agent(
@@ -41,13 +62,35 @@ pub trait ToolHost: Send + Sync {
     /// runs it after this call's assistant line is stored.
     fn request_compaction(&self, trigger: &str);
     /// Called before a tool modifies `path` (file history for undo). `tool_use_id` names the call.
-    fn before_file_change(&self, path: &std::path::Path, tool_use_id: &str);
+    fn before_file_change(&self, path: &Path, tool_use_id: &str);
 }
 
-/// A host that supports nothing (tests, sub-agents at the depth limit use their own).
-pub struct NoHost;
+/// A host outside a running agent: the tools run, sub-agents and background tasks are not
+/// available, nothing is recorded.
+pub struct LocalHost {
+    pub session: Session,
+    pub cwd: PathBuf,
+    pub limits: Limits,
+    pub depth: u32,
+    pub cancel: Cancel,
+}
 
-impl ToolHost for NoHost {
+impl ToolHost for LocalHost {
+    fn session(&self) -> &Session {
+        &self.session
+    }
+    fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+    fn limits(&self) -> Limits {
+        self.limits
+    }
+    fn depth(&self) -> u32 {
+        self.depth
+    }
+    fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
     fn spawn_sub_agent(&self, _: &str, _: &str, _: bool) -> Result<String, String> {
         Err("sub-agents are not available here".into())
     }
@@ -55,26 +98,7 @@ impl ToolHost for NoHost {
         Err("background tasks are not available here".into())
     }
     fn request_compaction(&self, _: &str) {}
-    fn before_file_change(&self, _: &std::path::Path, _: &str) {}
-}
-
-/// Everything a tool call may need.
-pub struct ToolCtx<'a> {
-    pub session: &'a Session,
-    /// The agent's working directory (physical).
-    pub cwd: PathBuf,
-    /// `--tool-timeout` seconds (foreground Bash default).
-    pub tool_timeout: u64,
-    /// TOOL_RESULT_MAX_BYTES.
-    pub max_result_bytes: usize,
-    /// BASH_AGENT_BASH_MODE as parsed bits (0 when invalid = fail closed).
-    pub mode: u32,
-    /// Sub-agent depth (0 = main agent).
-    pub depth: u32,
-    pub cancel: Cancel,
-    pub host: &'a dyn ToolHost,
-    /// `--skill` search roots etc. come from cwd/HOME.
-    pub tool_use_id: String,
+    fn before_file_change(&self, _: &Path, _: &str) {}
 }
 
 /// The result of one tool call.
@@ -91,23 +115,95 @@ pub struct ToolOutput {
     pub checklist: Option<(String, String)>,
 }
 
-/// The 11 tool names offered to the model, in tools.json order.
-pub const TOOL_NAMES: [&str; 11] = [
-    "Read",
-    "Write",
-    "Edit",
-    "Bash",
-    "Glob",
-    "Grep",
-    "TodoWrite",
-    "PlanConfirm",
-    "PlanClear",
-    "Skill",
-    "SubAgent",
+/// A tool's handler: the host, the call's id and the model's input object.
+pub type Handler = fn(&dyn ToolHost, &str, &Value) -> ToolOutput;
+
+/// One entry of the tool table.
+pub struct Tool {
+    pub name: &'static str,
+    /// The input member shown as the label of `[tool] Name(label)` (none: no label).
+    pub label_key: Option<&'static str>,
+    pub handler: Handler,
+}
+
+/// Every tool offered to the model, in tools.json order: dispatch, the display's labels and
+/// the schemas sent to the model all follow this table (a test checks it against tools.json).
+pub const TABLE: [Tool; 11] = [
+    Tool {
+        name: "Read",
+        label_key: Some("path"),
+        handler: |h, _, i| read::run(h, i),
+    },
+    Tool {
+        name: "Write",
+        label_key: Some("path"),
+        handler: write::run,
+    },
+    Tool {
+        name: "Edit",
+        label_key: Some("path"),
+        handler: edit::run,
+    },
+    Tool {
+        name: "Bash",
+        label_key: Some("command"),
+        handler: |h, _, i| bash::run(h, i),
+    },
+    Tool {
+        name: "Glob",
+        label_key: Some("pattern"),
+        handler: |h, _, i| glob::run(h, i),
+    },
+    Tool {
+        name: "Grep",
+        label_key: Some("pattern"),
+        handler: |h, _, i| grep::run(h, i),
+    },
+    Tool {
+        name: "TodoWrite",
+        label_key: Some("summary"),
+        handler: |h, _, i| todo::run(h, i),
+    },
+    Tool {
+        name: "PlanConfirm",
+        label_key: None,
+        handler: |h, _, _| plan::confirm(h),
+    },
+    Tool {
+        name: "PlanClear",
+        label_key: None,
+        handler: |h, _, _| plan::clear(h),
+    },
+    Tool {
+        name: "Skill",
+        label_key: Some("name"),
+        handler: |h, _, i| skill::run(h, i),
+    },
+    Tool {
+        name: "SubAgent",
+        label_key: Some("description"),
+        handler: |h, _, i| subagent::run(h, i),
+    },
 ];
 
+/// The tool names in table order.
+pub const TOOL_NAMES: [&str; 11] = {
+    let mut names = [""; 11];
+    let mut i = 0;
+    while i < TABLE.len() {
+        names[i] = TABLE[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// The table entry for a tool name.
+pub fn lookup(name: &str) -> Option<&'static Tool> {
+    TABLE.iter().find(|t| t.name == name)
+}
+
 /// The native file guard (`policy::file_required`) for Read/Write/Edit/Glob/Grep.
-fn guard(ctx: &ToolCtx, name: &str, input: &Value) -> Result<(), String> {
+fn guard(ctx: &dyn ToolHost, name: &str, input: &Value) -> Result<(), String> {
     use policy::Access;
     let path = input.get("path").map(value_text).unwrap_or_default();
     let (target, access) = match name {
@@ -131,63 +227,55 @@ fn guard(ctx: &ToolCtx, name: &str, input: &Value) -> Result<(), String> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();
-    let places = policy::Places::new(&ctx.cwd, &root, &home);
-    policy::check_file(&target, access, &places, ctx.mode)
+    let places = policy::Places::new(ctx.cwd(), &root, &home);
+    policy::check_file(&target, access, &places, ctx.limits().bash_mode)
 }
 
-fn dispatch(ctx: &ToolCtx, name: &str, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
-    if !TOOL_NAMES.contains(&name) {
+fn dispatch(ctx: &dyn ToolHost, id: &str, name: &str, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
+    let Some(tool) = lookup(name) else {
         return ToolOutput::error(&format!("unknown tool: {name}"), max);
-    }
+    };
     if let Err(e) = guard(ctx, name, input) {
         return ToolOutput::error(&e, max);
     }
-    match name {
-        "Read" => read::run(ctx, input),
-        "Write" => write::run(ctx, input),
-        "Edit" => edit::run(ctx, input),
-        "Bash" => bash::run(ctx, input),
-        "Glob" => glob::run(ctx, input),
-        "Grep" => grep::run(ctx, input),
-        "TodoWrite" => todo::run(ctx, input),
-        "PlanConfirm" => plan::confirm(ctx),
-        "PlanClear" => plan::clear(ctx),
-        "Skill" => skill::run(ctx, input),
-        _ => subagent::run(ctx, input),
+    (tool.handler)(ctx, id, input)
+}
+
+/// Run tool `name` (call `id`) with the model's input object. Never panics: a panic inside a
+/// tool becomes `Error: internal error in <tool>`.
+pub fn run(ctx: &dyn ToolHost, id: &str, name: &str, input: &Value) -> ToolOutput {
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        dispatch(ctx, id, name, input)
+    }));
+    match res {
+        Ok(out) => out,
+        Err(_) => ToolOutput::error(
+            &format!("internal error in {name}"),
+            ctx.limits().max_result_bytes,
+        ),
     }
 }
 
-/// Run tool `name` with the model's input object. Never panics: a panic inside a tool
-/// becomes `Error: internal error in <tool>`.
-pub fn run(ctx: &ToolCtx, name: &str, input: &Value) -> ToolOutput {
-    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(ctx, name, input)));
-    match res {
-        Ok(out) => out,
-        Err(_) => ToolOutput::error(&format!("internal error in {name}"), ctx.max_result_bytes),
+/// The label of a call: the table's label member (Bash commands on one line, cut at 80).
+pub fn label(name: &str, input: &Value) -> String {
+    let Some(key) = lookup(name).and_then(|t| t.label_key) else {
+        return String::new();
+    };
+    let v = input.get(key).map(value_text).unwrap_or_default();
+    if key == "command" {
+        let c = v.replace('\n', " ");
+        if c.chars().count() > 80 {
+            return format!("{}...", c.chars().take(77).collect::<String>());
+        }
+        return c;
     }
+    v
 }
 
 /// The `[tool] Name(label)` summary of a call (display and replay).
 pub fn call_summary(name: &str, input: &Value) -> String {
-    let s = |k: &str| input.get(k).map(value_text).unwrap_or_default();
-    let label = match name {
-        "Read" | "Write" | "Edit" => s("path"),
-        "Bash" => {
-            let c = s("command").replace('\n', " ");
-            if c.chars().count() > 80 {
-                format!("{}...", c.chars().take(77).collect::<String>())
-            } else {
-                c
-            }
-        }
-        "Glob" | "Grep" => s("pattern"),
-        "TodoWrite" => s("summary"),
-        "Skill" => s("name"),
-        "SubAgent" => s("description"),
-        _ => String::new(),
-    };
-    format!("{name}({label})")
+    format!("{name}({})", label(name, input))
 }
 
 /// A top-level input member as the reference's positional text: strings decoded, other

@@ -2,7 +2,7 @@
 //! a note saying where to continue, binary files refused, invalid UTF-8 replaced.
 use super::common::{arg, int, resolve};
 use super::truncate::{file_summary, floor_boundary};
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, ErrorKind, Read};
 
@@ -17,8 +17,8 @@ fn open_error(e: &std::io::Error, p: &str) -> String {
     }
 }
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
+pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
     let p = arg(input, "path");
     if p.is_empty() {
         return ToolOutput::error("no path provided", max);

@@ -2,7 +2,7 @@
 //! `$PWD/skills`, `$HOME/.claude/skills` (the same lookup as the prompt's skill index,
 //! `tools::skills`) with `${BASH_AGENT_SKILL_DIR}` replaced by the skill's folder.
 use super::common::arg;
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -13,13 +13,13 @@ fn home() -> PathBuf {
         .unwrap_or_default()
 }
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
+pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
     let name = arg(input, "name").trim().to_string();
     if name.is_empty() {
         return ToolOutput::error("no skill name provided", max);
     }
-    match crate::tools::skills::load(&ctx.cwd, &home(), &name) {
+    match crate::tools::skills::load(ctx.cwd(), &home(), &name) {
         Some(s) => ToolOutput::text(
             true,
             &format!(

@@ -1,25 +1,22 @@
 //! SubAgent (docs/tools-and-policy.md): validation here, the launch
 //! itself belongs to the runtime (`ToolHost::spawn_sub_agent`).
 use super::common::{arg, flag};
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use serde_json::Value;
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
+pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
     let prompt = arg(input, "prompt");
     if prompt.trim().is_empty() {
         return ToolOutput::error("no prompt provided for sub-agent", max);
     }
-    if ctx.depth >= 1 {
+    if ctx.depth() >= 1 {
         return ToolOutput::error(
             "sub-agent recursion limit reached; child agents cannot launch SubAgent",
             max,
         );
     }
-    match ctx
-        .host
-        .spawn_sub_agent(&prompt, &arg(input, "description"), flag(input, "fork"))
-    {
+    match ctx.spawn_sub_agent(&prompt, &arg(input, "description"), flag(input, "fork")) {
         Ok(text) => ToolOutput::text(true, &text, max),
         Err(e) => ToolOutput::error(&e, max),
     }

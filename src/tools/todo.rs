@@ -1,6 +1,6 @@
 //! TodoWrite (docs/tools-and-policy.md): validate the list, render the `- [x]`/`- [ ]`
 //! checklist and the `x/y` summary. Invalid input is a tool error, never a stream abort.
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use serde_json::Value;
 
 /// The checklist markdown and the `completed/total` summary, or the validation error
@@ -51,13 +51,13 @@ pub fn checklist(input: &Value) -> Result<(String, String), String> {
     Ok((lines.join("\n"), format!("{done}/{}", todos.len())))
 }
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
+pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     match checklist(input) {
         Ok((md, summary)) => {
-            let mut out = ToolOutput::text(true, &md, ctx.max_result_bytes);
+            let mut out = ToolOutput::text(true, &md, ctx.limits().max_result_bytes);
             out.checklist = Some((md, summary));
             out
         }
-        Err(e) => ToolOutput::error(&e, ctx.max_result_bytes),
+        Err(e) => ToolOutput::error(&e, ctx.limits().max_result_bytes),
     }
 }

@@ -2,7 +2,7 @@
 //! mode (symlinks are written through), failures reported.
 use super::common::{arg, has, resolve};
 use super::truncate::{count_lines, file_summary};
-use super::{ToolCtx, ToolOutput};
+use super::{ToolHost, ToolOutput};
 use serde_json::Value;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -34,8 +34,8 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
-pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
-    let max = ctx.max_result_bytes;
+pub fn run(ctx: &dyn ToolHost, id: &str, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
     let p = arg(input, "path");
     if p.is_empty() {
         return ToolOutput::error("no path provided", max);
@@ -57,7 +57,7 @@ pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
             );
         }
     }
-    ctx.host.before_file_change(&target, &ctx.tool_use_id);
+    ctx.before_file_change(&target, id);
     if let Err(e) = replace_file(&target, content.as_bytes()) {
         return ToolOutput::error(&format!("cannot write {p}: {e}"), max);
     }

@@ -2,7 +2,7 @@
 //! that records what the tools asked of it.
 use super::Env;
 use bash_agent::session::Session;
-use bash_agent::tools::{ToolCtx, ToolHost};
+use bash_agent::tools::{Limits, ToolHost, ToolOutput};
 use bash_agent::util::cancel::Cancel;
 use std::path::Path;
 use std::sync::Mutex;
@@ -28,8 +28,82 @@ pub fn env() -> ToolFixture {
     ToolFixture { env, session }
 }
 
-pub fn ctx<'a>(e: &'a ToolFixture, host: &'a dyn ToolHost) -> ToolCtx<'a> {
-    ToolCtx {
+/// What a tool asks of the agent; the fixture's context forwards it to one of these.
+pub trait Actions: Send + Sync {
+    fn spawn_sub_agent(
+        &self,
+        prompt: &str,
+        description: &str,
+        fork: bool,
+    ) -> Result<String, String>;
+    fn spawn_background(&self, command: &str) -> Result<String, String>;
+    fn request_compaction(&self, trigger: &str);
+    fn before_file_change(&self, path: &Path, tool_use_id: &str);
+}
+
+/// A host that supports nothing.
+pub struct NoHost;
+
+impl Actions for NoHost {
+    fn spawn_sub_agent(&self, _: &str, _: &str, _: bool) -> Result<String, String> {
+        Err("sub-agents are not available here".into())
+    }
+    fn spawn_background(&self, _: &str) -> Result<String, String> {
+        Err("background tasks are not available here".into())
+    }
+    fn request_compaction(&self, _: &str) {}
+    fn before_file_change(&self, _: &Path, _: &str) {}
+}
+
+/// A tool call's surroundings with settable values (the agent's context in miniature).
+pub struct TestCtx<'a> {
+    pub session: &'a Session,
+    pub cwd: std::path::PathBuf,
+    pub tool_timeout: u64,
+    pub max_result_bytes: usize,
+    pub mode: u32,
+    pub depth: u32,
+    pub cancel: Cancel,
+    pub host: &'a dyn Actions,
+    pub tool_use_id: String,
+}
+
+impl ToolHost for TestCtx<'_> {
+    fn session(&self) -> &Session {
+        self.session
+    }
+    fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+    fn limits(&self) -> Limits {
+        Limits {
+            tool_timeout: self.tool_timeout,
+            max_result_bytes: self.max_result_bytes,
+            bash_mode: self.mode,
+        }
+    }
+    fn depth(&self) -> u32 {
+        self.depth
+    }
+    fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
+    fn spawn_sub_agent(&self, p: &str, d: &str, fork: bool) -> Result<String, String> {
+        self.host.spawn_sub_agent(p, d, fork)
+    }
+    fn spawn_background(&self, command: &str) -> Result<String, String> {
+        self.host.spawn_background(command)
+    }
+    fn request_compaction(&self, trigger: &str) {
+        self.host.request_compaction(trigger)
+    }
+    fn before_file_change(&self, path: &Path, id: &str) {
+        self.host.before_file_change(path, id)
+    }
+}
+
+pub fn ctx<'a>(e: &'a ToolFixture, host: &'a dyn Actions) -> TestCtx<'a> {
+    TestCtx {
         session: &e.session,
         cwd: e.cwd.clone(),
         tool_timeout: 20,
@@ -40,6 +114,11 @@ pub fn ctx<'a>(e: &'a ToolFixture, host: &'a dyn ToolHost) -> ToolCtx<'a> {
         host,
         tool_use_id: "toolu_t1".into(),
     }
+}
+
+/// Run a tool as the agent does, with the context's call id.
+pub fn run(c: &TestCtx, name: &str, input: &serde_json::Value) -> ToolOutput {
+    bash_agent::tools::run(c, &c.tool_use_id, name, input)
 }
 
 /// A host that records every call.
@@ -59,7 +138,7 @@ impl Rec {
     }
 }
 
-impl ToolHost for Rec {
+impl Actions for Rec {
     fn spawn_sub_agent(
         &self,
         prompt: &str,

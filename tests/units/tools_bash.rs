@@ -1,7 +1,6 @@
 //! Bash: process groups, timeouts, interrupts, daemons, huge and broken output.
-use crate::support::tools::{ctx, env, Rec};
+use crate::support::tools::{ctx, env, run, NoHost, Rec};
 use crate::support::wait_until;
-use bash_agent::tools::{run, NoHost};
 use serde_json::json;
 use std::time::{Duration, Instant};
 

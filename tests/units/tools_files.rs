@@ -1,6 +1,5 @@
 //! Read, Write and Edit against real files, including hostile inputs.
-use crate::support::tools::{ctx, env, Rec};
-use bash_agent::tools::{run, NoHost};
+use crate::support::tools::{ctx, env, run, NoHost, Rec};
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
 

@@ -1,6 +1,6 @@
 //! TodoWrite, PlanConfirm/PlanClear, Skill, SubAgent, dispatch and tools.json.
-use crate::support::tools::{ctx, env, Rec};
-use bash_agent::tools::{call_summary, run, NoHost, TOOLS_JSON, TOOL_NAMES};
+use crate::support::tools::{ctx, env, run, NoHost, Rec};
+use bash_agent::tools::{call_summary, TOOLS_JSON, TOOL_NAMES};
 use serde_json::{json, Value};
 
 #[test]

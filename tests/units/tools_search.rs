@@ -1,7 +1,6 @@
 //! Glob and Grep: rg-compatible output shape, ignore rules, sorting; compared with a real
 //! `rg` when one is installed.
-use crate::support::tools::{ctx, env, ToolFixture};
-use bash_agent::tools::{run, NoHost};
+use crate::support::tools::{ctx, env, run, NoHost, ToolFixture};
 use serde_json::json;
 use std::path::Path;
 
@@ -85,7 +84,7 @@ fn glob_lists_like_rg_files() {
     }
 }
 
-fn out_of(c: &bash_agent::tools::ToolCtx, tool: &str, input: serde_json::Value) -> String {
+fn out_of(c: &crate::support::tools::TestCtx, tool: &str, input: serde_json::Value) -> String {
     run(c, tool, &input).conv
 }
 

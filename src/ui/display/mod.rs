@@ -72,16 +72,11 @@ pub fn strip_escapes(s: &[u8], keep_sgr: bool) -> Vec<u8> {
     out
 }
 
-/// The label shown in `[tool] Name(label)` for a TOOL_CALL frame.
+/// The label shown in `[tool] Name(label)` for a TOOL_CALL frame (the member the tool
+/// table names, from the frame's key/value pairs).
 pub fn tool_label(frame: &Frame) -> String {
-    let key = match frame.field(1).as_str() {
-        "Read" | "Write" | "Edit" => "path",
-        "Bash" => "command",
-        "Glob" | "Grep" => "pattern",
-        "TodoWrite" => "summary",
-        "Skill" => "name",
-        "SubAgent" => "description",
-        _ => return String::new(),
+    let Some(key) = crate::tools::lookup(&frame.field(1)).and_then(|t| t.label_key) else {
+        return String::new();
     };
     let mut i = 4;
     let mut v = String::new();
