@@ -14,7 +14,7 @@
 # cores); later runs reuse fuzz/target.
 #
 # Seeds come from tests/fuzz_corpus/<kind>/. A crash is minimised and copied into
-# tests/fuzz_corpus/<kind>/ (replayed by `cargo test --test fuzz_regress` from then on),
+# tests/fuzz_corpus/<kind>/ (replayed by `cargo test --test faults fuzz_regress` from then on),
 # and the script exits 1.
 set -euo pipefail
 
