@@ -10,9 +10,9 @@ fn print_error(msg: &str) {
     use std::io::IsTerminal;
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     if color {
-        eprintln!("\x1b[31mError: {msg}\x1b[0m");
+        crate::util::say::err_line(&format!("\x1b[31mError: {msg}\x1b[0m"));
     } else {
-        eprintln!("Error: {msg}");
+        crate::util::say::err_line(&format!("Error: {msg}"));
     }
 }
 
@@ -43,8 +43,36 @@ fn parse() -> Result<Cli, i32> {
     }
 }
 
+/// A panic must never leave the terminal in raw mode: the hook restores the terminal's
+/// settings as they were at start, then reports in one line. (Every session write is whole
+/// lines or an atomic rename, so what was saved stays valid.) Tests assert no panic happens.
+fn install_panic_hook() {
+    use std::io::IsTerminal;
+    let saved = if std::io::stdin().is_terminal() {
+        nix::sys::termios::tcgetattr(std::io::stdin()).ok()
+    } else {
+        None
+    };
+    let saved = std::sync::Mutex::new(saved);
+    std::panic::set_hook(Box::new(move |info| {
+        if let Ok(guard) = saved.lock() {
+            if let Some(t) = guard.as_ref() {
+                let _ = nix::sys::termios::tcsetattr(
+                    std::io::stdin(),
+                    nix::sys::termios::SetArg::TCSANOW,
+                    t,
+                );
+            }
+        }
+        crate::util::say::err_line(&format!(
+            "bash-agent: internal error: {info} (the session's files are consistent; please report this)"
+        ));
+    }));
+}
+
 /// Entry point; returns the exit code.
 pub fn run() -> i32 {
+    install_panic_hook();
     let cli = match parse() {
         Ok(c) => c,
         Err(code) => return code,

@@ -3,6 +3,7 @@
 //! the recorder and the output — plus the state that lives across calls (file history of the
 //! turn, sub-agents that reported, effects tools asked for). Tools see it through the
 //! [`ToolHost`] trait they define, so `tools` does not depend on `agent`.
+use crate::agent::children::{ChildKind, Children};
 use crate::agent::output::Output;
 use crate::agent::recorder::Recorder;
 use crate::agent::setup::Mode;
@@ -49,6 +50,8 @@ pub struct AgentCtx {
     pub spinner: Spinner,
     /// `/new` asked for a fresh session once this run has ended.
     pub new_requested: AtomicBool,
+    /// Sub-agents and background tasks started by this run.
+    pub children: Children,
 }
 
 impl AgentCtx {
@@ -71,6 +74,7 @@ impl AgentCtx {
             running: Arc::new(AtomicBool::new(false)),
             spinner: Spinner::new(false),
             new_requested: AtomicBool::new(false),
+            children: Children::default(),
         }
     }
 
@@ -165,11 +169,16 @@ impl ToolHost for AgentCtx {
         description: &str,
         fork: bool,
     ) -> Result<String, String> {
-        crate::agent::subagent::spawn(self, prompt, description, fork)
+        let started = crate::agent::subagent::spawn(self, prompt, description, fork)?;
+        self.children.started(ChildKind::SubAgent, &started);
+        Ok(started)
     }
 
     fn spawn_background(&self, command: &str) -> Result<String, String> {
-        crate::agent::background::spawn(&self.session, command, self.session.notify_fifo())
+        let started =
+            crate::agent::background::spawn(&self.session, command, self.session.notify_fifo())?;
+        self.children.started(ChildKind::Task, &started);
+        Ok(started)
     }
 
     fn request_compaction(&self, trigger: &str) {

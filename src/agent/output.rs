@@ -77,7 +77,7 @@ impl Output {
             let _ = g.out.write_all(line.as_bytes());
             let _ = g.out.flush();
         } else {
-            eprintln!("{text}");
+            crate::util::say::err_line(text);
         }
     }
 
@@ -92,7 +92,7 @@ impl Output {
                 let _ = g.err.write_all(line.as_bytes());
                 let _ = g.err.flush();
             }
-            None => eprint!("{line}"),
+            None => crate::util::say::err(&line),
         }
     }
 
@@ -123,7 +123,7 @@ impl Output {
             let _ = g.out.write_all(text.as_bytes());
             let _ = g.out.flush();
         } else {
-            eprint!("{text}");
+            crate::util::say::err(text);
         }
     }
 }

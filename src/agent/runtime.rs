@@ -17,6 +17,13 @@ pub struct Signals {
     term: Arc<AtomicBool>,
 }
 
+impl Signals {
+    /// SIGTERM or SIGHUP arrived (the terminal closed, or someone ended the run).
+    pub fn terminated(&self) -> bool {
+        self.term.load(Ordering::SeqCst)
+    }
+}
+
 pub fn install_signals(cancel: &Cancel) -> Signals {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let s = Signals {

@@ -42,7 +42,7 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     )?;
     let session = opened.session.clone();
     if cfg.verbose {
-        eprintln!(
+        crate::util::say::err_line(&format!(
             "[verbose] session {} ({}) at {}; provider {} model {} base {}",
             session.id,
             if opened.is_new { "new" } else { "resumed" },
@@ -50,7 +50,7 @@ pub fn cmd_agent(cli: &Cli) -> Result {
             cfg.provider.kind.name(),
             cfg.provider.model,
             cfg.provider.base_url
-        );
+        ));
     }
     let recovered = opened.recovered.clone();
     let cancel = Cancel::new();
@@ -93,6 +93,10 @@ pub fn cmd_agent(cli: &Cli) -> Result {
         human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
     );
     let code = main_loop(&ctx, &input, first, &signals, editor.as_ref());
+    if code == EXIT_INTERRUPTED || signals.terminated() {
+        // A signal ended the run: its sub-agents and background tasks end with it.
+        ctx.children.end_all(&session, &events);
+    }
     if let Some(ed) = editor {
         ed.join();
         print_goodbye(color, &session.id);
@@ -143,7 +147,7 @@ fn human_display(
     }
     print_banner(color);
     if crate::agent::editor::replay(session, 10, &mut display) {
-        println!();
+        crate::util::say::out("\n");
     }
     let ed = crate::agent::editor::Editor::start(session, running, cancel)?;
     let sink = DisplaySink {
@@ -157,18 +161,20 @@ fn human_display(
 fn print_banner(color: bool) {
     let t = "bash-agent interactive mode (type 'exit' or Ctrl+D to quit)";
     if color {
-        println!("\x1b[36m{t}\x1b[0m");
+        crate::util::say::out_line(&format!("\x1b[36m{t}\x1b[0m"));
     } else {
-        println!("{t}");
+        crate::util::say::out_line(t);
     }
 }
 
 fn print_goodbye(color: bool, id: &str) {
     if color {
-        println!(
+        crate::util::say::out_line(&format!(
             "\x1b[36mGoodbye!\x1b[0m\n\x1b[90mResume with: --session {id}  or  --continue\x1b[0m"
-        );
+        ));
     } else {
-        println!("Goodbye!\nResume with: --session {id}  or  --continue");
+        crate::util::say::out_line(&format!(
+            "Goodbye!\nResume with: --session {id}  or  --continue"
+        ));
     }
 }

@@ -18,6 +18,20 @@ use crate::error::Result;
 /// Run what the command line asks for.
 pub fn dispatch(cli: &Cli) -> Result {
     let o = &cli.opts;
+    let prints_only = o.print_replay_awk
+        || o.render
+        || o.list_sessions
+        || o.replay.is_some()
+        || o.replay_frames.is_some()
+        || o.send.is_some()
+        || o.inject.is_some()
+        || matches!(
+            &cli.command,
+            Some(c) if !matches!(c, Command::MockServer { .. } | Command::Compact)
+        );
+    if prints_only {
+        crate::util::say::end_quietly_on_closed_pipe();
+    }
     if o.print_replay_awk {
         return replay::cmd_print_replay_awk();
     }

@@ -79,7 +79,9 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
                 Ok(rl) => rl,
                 Err(e) => {
                     let _ = tx.send(None);
-                    eprintln!("Error: cannot start the line editor: {e}");
+                    crate::util::say::err_line(&format!(
+                        "Error: cannot start the line editor: {e}"
+                    ));
                     session_end(&writer);
                     return;
                 }
@@ -144,7 +146,7 @@ fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
                         let _ = rl.add_history_entry(line.as_str());
                         let _ = editor_keys::append_history(&history, &line);
                         if !send(writer, &Frame::user_input(line.as_str())) {
-                            eprintln!("Error: the agent stopped reading input");
+                            crate::util::say::err_line("Error: the agent stopped reading input");
                             return;
                         }
                     }
@@ -167,7 +169,7 @@ fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
                 return;
             }
             Err(e) => {
-                eprintln!("Error: line editor: {e}");
+                crate::util::say::err_line(&format!("Error: line editor: {e}"));
                 session_end(writer);
                 return;
             }

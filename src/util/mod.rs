@@ -3,6 +3,7 @@ pub mod cancel;
 pub mod fsx;
 pub mod hash;
 pub mod jsonl;
+pub mod say;
 pub mod time;
 
 /// A few random bytes from the OS (falls back to time + pid hashing).

@@ -223,7 +223,7 @@ fn selected_skills(names: &[String], env: &Env) -> String {
             }
             None => {
                 if skills::first_warning(name) {
-                    eprintln!("{}", skills::not_found_message(name));
+                    crate::util::say::err_line(&skills::not_found_message(name));
                 }
             }
         }

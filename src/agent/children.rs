@@ -1,0 +1,103 @@
+//! The run's children: sub-agents and background tasks still running. Each runs in its own
+//! process group; when a signal ends the run (SIGINT, SIGTERM, SIGHUP), [`Children::end_all`]
+//! terminates every group still alive, logs it as cancelled and settles the counter, so no
+//! orphan outlives the run it belongs to.
+use crate::session::events::{ev, EventLog};
+use crate::session::Session;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long a child gets between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_millis(1500);
+
+/// What kind of child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChildKind {
+    SubAgent,
+    Task,
+}
+
+#[derive(Debug, Clone)]
+struct Child {
+    kind: ChildKind,
+    id: String,
+    pgid: i32,
+}
+
+/// The registry (one per run).
+#[derive(Default)]
+pub struct Children {
+    live: Mutex<Vec<Child>>,
+}
+
+/// `id` and `pid` from a start message (`…=<id>, pid=<pid>`).
+fn parse_started(text: &str) -> Option<(String, i32)> {
+    let (head, pid) = text.rsplit_once(", pid=")?;
+    let id = head.rsplit_once('=')?.1.to_string();
+    Some((id, pid.trim().parse().ok()?))
+}
+
+fn alive(pgid: i32) -> bool {
+    killpg(Pid::from_raw(pgid), None).is_ok()
+}
+
+impl Children {
+    /// Remember a child from the tool's start message.
+    pub fn started(&self, kind: ChildKind, message: &str) {
+        if let Some((id, pgid)) = parse_started(message) {
+            if pgid > 1 {
+                let mut l = self.live.lock().unwrap_or_else(|p| p.into_inner());
+                l.push(Child { kind, id, pgid });
+            }
+        }
+    }
+
+    /// Terminate every child group still alive (SIGTERM, then SIGKILL after a grace), log each
+    /// as cancelled and take it off the counter. Returns how many were ended.
+    pub fn end_all(&self, session: &Session, events: &EventLog) -> usize {
+        let all: Vec<Child> =
+            std::mem::take(&mut *self.live.lock().unwrap_or_else(|p| p.into_inner()));
+        let running: Vec<Child> = all.into_iter().filter(|c| alive(c.pgid)).collect();
+        for c in &running {
+            let _ = killpg(Pid::from_raw(c.pgid), Signal::SIGTERM);
+        }
+        let deadline = Instant::now() + GRACE;
+        while running.iter().any(|c| alive(c.pgid)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for c in &running {
+            if alive(c.pgid) {
+                let _ = killpg(Pid::from_raw(c.pgid), Signal::SIGKILL);
+            }
+            let ts = crate::util::time::utc_iso_now();
+            let line = match c.kind {
+                ChildKind::SubAgent => ev::sub_agent_end(&c.id, &ts, "cancelled"),
+                ChildKind::Task => {
+                    ev::async_task_result(&c.id, 130, "cancelled: the agent that started it ended")
+                }
+            };
+            let _ = events.append(&line);
+            crate::ipc::counter::add(session, -1);
+        }
+        running.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn start_messages_parse() {
+        assert_eq!(
+            parse_started("Sub-agent started: session_id=sub_ab, pid=123"),
+            Some(("sub_ab".into(), 123))
+        );
+        assert_eq!(
+            parse_started("Async task started: task_id=task_x1, pid=9"),
+            Some(("task_x1".into(), 9))
+        );
+        assert_eq!(parse_started("Error: nope"), None);
+    }
+}
