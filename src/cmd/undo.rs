@@ -7,17 +7,8 @@ use crate::session::Session;
 /// `bash-agent undo [--session NAME] [--turns N] [--force]`.
 pub fn cmd_undo(o: &Opts, turns: u64, force: bool) -> Result {
     let project = crate::session::select::project_dir()?;
-    let id = match o.session.as_deref() {
-        Some(n) if !n.is_empty() => {
-            crate::session::paths::validate_session_name(n).map_err(Error::Usage)?;
-            n.to_string()
-        }
-        _ => match crate::session::store::latest_session(&project) {
-            Some(id) => id,
-            None => {
-                return Err(Error::runtime("no session to undo in this project"));
-            }
-        },
+    let Some(id) = crate::session::select::named_or_latest(o, &project)? else {
+        return Err(Error::runtime("no session to undo in this project"));
     };
     let session = Session::new(&project, &id);
     if !session.dir.is_dir() {

@@ -29,18 +29,9 @@ pub fn cmd_usage(o: &Opts, all: bool, since: Option<&str>) -> Result {
             .collect()
     } else {
         let project = crate::session::select::project_dir()?;
-        let id = match o.session.as_deref() {
-            Some(n) if !n.is_empty() => {
-                crate::session::paths::validate_session_name(n).map_err(Error::Usage)?;
-                n.to_string()
-            }
-            _ => match crate::session::store::latest_session(&project) {
-                Some(id) => id,
-                None => {
-                    println!("No sessions found.");
-                    return Ok(());
-                }
-            },
+        let Some(id) = crate::session::select::named_or_latest(o, &project)? else {
+            println!("No sessions found.");
+            return Ok(());
         };
         let dir = project.join(&id);
         if !dir.is_dir() {

@@ -64,6 +64,18 @@ pub fn for_run(o: &Opts, project: &Path) -> Result<(String, Option<String>), Err
     }
 }
 
+/// `--session NAME` (validated), else the project's latest session (`undo` and `usage` work
+/// on the latest without `--continue`); `None` when the project has none.
+pub fn named_or_latest(o: &Opts, project: &Path) -> Result<Option<String>, Error> {
+    match o.session.as_deref() {
+        Some(n) if !n.is_empty() => {
+            paths::validate_session_name(n).map_err(Error::Usage)?;
+            Ok(Some(n.to_string()))
+        }
+        _ => Ok(store::latest_session(project)),
+    }
+}
+
 /// An existing session for a command that reads one (replay, undo, usage, ...). `what` names
 /// the command in the message when no session is chosen.
 pub fn existing(o: &Opts, project: &Path, what: &str) -> Result<Session, Error> {
