@@ -3,7 +3,8 @@
 //! Module map: `cli` (flags), `config` (provider/model/key resolution), `session`
 //! (storage), `ipc` (FIFOs and RESP frames), `provider` (model APIs), `agent` (the loop,
 //! prompt, compaction), `tools`, `ui` (display, replay, interactive), `features` (undo,
-//! usage ledger, search, session management), `mock` (the scripted model server).
+//! usage ledger, search, session management), `mock` (the scripted model server),
+//! `sandbox` (Landlock and the tool environment).
 pub mod agent;
 pub mod app;
 pub mod cli;
@@ -12,6 +13,7 @@ pub mod features;
 pub mod ipc;
 pub mod mock;
 pub mod provider;
+pub mod sandbox;
 pub mod session;
 pub mod tools;
 pub mod ui;

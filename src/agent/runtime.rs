@@ -62,9 +62,11 @@ pub fn cmd_agent(cli: &Cli) -> anyhow::Result<i32> {
     let o = sub_api_key(&cli.opts);
     let cfg = config::resolve(&o, true)?;
     crate::agent::subagent::set_child_api_key(&cfg.provider.api_key);
+    crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
     let stream_json = cfg.output == OutputFormat::StreamJson;
     let (opened, events) = open_session(&o, stream_json && mode != Mode::SubAgent)?;
     let session = opened.session.clone();
+    crate::sandbox::configure(cfg.sandbox.clone(), Some(&session.dir));
     if cfg.verbose {
         eprintln!(
             "[verbose] session {} ({}) at {}; provider {} model {} base {}",

@@ -98,6 +98,9 @@ pub fn spawn_exe(
         cmd.arg("--parent-dir").arg(&parent.dir);
     }
     cmd.arg("--").arg(prompt);
+    // The tool environment (no provider keys, nothing secret-looking): the child gets
+    // the key through the internal variable alone.
+    crate::sandbox::env::apply(&mut cmd);
     if let Some(k) = &key {
         // Only the internal variable: the child consumes and removes it at start, so
         // its tool processes never see the key.

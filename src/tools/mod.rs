@@ -160,10 +160,18 @@ fn dispatch(ctx: &ToolCtx, name: &str, input: &Value) -> ToolOutput {
 /// becomes `Error: internal error in <tool>`.
 pub fn run(ctx: &ToolCtx, name: &str, input: &Value) -> ToolOutput {
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(ctx, name, input)));
-    match res {
+    let mut out = match res {
         Ok(out) => out,
         Err(_) => ToolOutput::error(&format!("internal error in {name}"), ctx.max_result_bytes),
+    };
+    // The one place every tool result passes before it is displayed, stored or sent: a
+    // key the model printed (`cat .env`) goes no further.
+    for t in [&mut out.conv, &mut out.display] {
+        if let std::borrow::Cow::Owned(r) = crate::sandbox::env::redact(t) {
+            *t = r;
+        }
     }
+    out
 }
 
 /// The `[tool] Name(label)` summary of a call (display, §5.1).
@@ -226,6 +234,7 @@ pub fn cmd_tool(o: &crate::cli::Opts, name: &str, input: &str) -> anyhow::Result
         host: &NoHost,
         tool_use_id: "toolu_cli".into(),
     };
+    crate::sandbox::configure(cfg.sandbox.clone(), Some(&session.dir));
     let out = run(&ctx, name, &input);
     let _ = std::fs::remove_dir_all(&tmp);
     let mut stdout = std::io::stdout().lock();
