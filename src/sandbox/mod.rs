@@ -183,13 +183,22 @@ pub fn refusal_note(output: &str) -> Option<String> {
     })
 }
 
-/// Is `path` (physical) inside a folder the sandbox lets commands write? Always true when
-/// the sandbox is off. The file tools use it so they promise no more than Bash may do.
+/// Is `path` (physical) inside a folder the sandbox lets commands write, or the session
+/// folder (the agent's own plan draft, even read-only)? Always true when the sandbox is
+/// off. The file tools use it so they promise no more than Bash may do.
 pub fn may_write(path: &Path, cwd: &Path) -> bool {
-    match writable_roots(cwd) {
-        None => true,
-        Some(roots) => roots.iter().any(|r| path.starts_with(r)),
+    let Some(mut roots) = writable_roots(cwd) else {
+        return true;
+    };
+    let session = ACTIVE
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .and_then(|a| a.session_dir.clone());
+    if let Some(d) = session {
+        roots.push(std::fs::canonicalize(&d).unwrap_or(d));
     }
+    roots.iter().any(|r| path.starts_with(r))
 }
 
 #[cfg(test)]

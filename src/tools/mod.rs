@@ -130,7 +130,20 @@ fn guard(ctx: &ToolCtx, name: &str, input: &Value) -> Result<(), String> {
         .map(PathBuf::from)
         .unwrap_or_default();
     let places = policy::Places::new(&ctx.cwd, &root, &home);
-    policy::check_file(&target, access, &places, ctx.mode)
+    policy::check_file(&target, access, &places, ctx.mode)?;
+    if access == Access::Write {
+        // The file tools run in the agent itself, outside the kernel sandbox: they keep
+        // its promise by the same rule, on the path the kernel would reach.
+        let real = policy::physical_target(&target, &places);
+        if !crate::sandbox::may_write(&real, &ctx.cwd) {
+            let mode = crate::sandbox::settings().mode.name();
+            return Err(format!(
+                "{target} resolves to {}, outside the folders the sandbox lets the agent write (--sandbox {mode}); allow its folder with --add-dir DIR",
+                real.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn dispatch(ctx: &ToolCtx, name: &str, input: &Value) -> ToolOutput {

@@ -80,6 +80,58 @@ impl Places {
     }
 }
 
+/// The path the kernel would reach for `p` (absolute): every existing symlink on the way
+/// is followed, and a `..` goes to the physical parent of what came before it (so
+/// `link/new/../f` is `f` beside the link's *target*). Components past the first missing
+/// one are taken as written (a tool creating them gets exactly those).
+pub fn physical(p: &Path) -> PathBuf {
+    use std::collections::VecDeque;
+    use std::ffi::OsString;
+    use std::path::Component;
+    let names = |p: &Path| -> Vec<OsString> {
+        p.components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_os_string()),
+                Component::ParentDir => Some(OsString::from("..")),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut queue: VecDeque<OsString> = names(p).into();
+    let mut out = PathBuf::from("/");
+    let mut exists = true;
+    let mut links = 0;
+    while let Some(c) = queue.pop_front() {
+        if c == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&c);
+        if !exists {
+            continue;
+        }
+        match std::fs::symlink_metadata(&out) {
+            Ok(m) if m.file_type().is_symlink() && links < 40 => {
+                links += 1;
+                let Ok(target) = std::fs::read_link(&out) else {
+                    exists = false;
+                    continue;
+                };
+                out.pop();
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                for n in names(&target).into_iter().rev() {
+                    queue.push_front(n);
+                }
+            }
+            Ok(_) => {}
+            Err(_) => exists = false,
+        }
+    }
+    out
+}
+
 fn lexical(p: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for c in p.split('/') {
