@@ -6,7 +6,7 @@
 //! anything named like a credential are therefore left out; a user who really wants one
 //! passed on names it in `BASH_AGENT_TOOL_ENV_ALLOW` (comma-separated).
 use std::borrow::Cow;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::sync::Mutex;
 
 /// Names of variables a tool may receive even though they look like secrets.
@@ -107,11 +107,6 @@ pub fn apply(cmd: &mut std::process::Command) {
     for (k, v) in tool_env() {
         cmd.env(k, v);
     }
-}
-
-/// Does `value` of variable `name` survive the scrub? (For diagnostics and tests.)
-pub fn passes(name: &str, value: &str) -> bool {
-    !scrub(vec![(OsStr::new(name).into(), OsStr::new(value).into())]).is_empty()
 }
 
 #[cfg(test)]

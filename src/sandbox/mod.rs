@@ -170,11 +170,8 @@ pub fn refusal_note(output: &str) -> Option<String> {
     if s.mode == Mode::Off || kernel_abi() == 0 {
         return None;
     }
-    let low = output.to_lowercase();
-    if !(low.contains("permission denied")
-        || low.contains("operation not permitted")
-        || low.contains("read-only file system"))
-    {
+    // Landlock refuses with EACCES, which every tool prints as "Permission denied".
+    if !output.to_lowercase().contains("permission denied") {
         return None;
     }
     Some(match s.mode {
