@@ -142,6 +142,8 @@ fn workspace_write_refuses_every_way_out() {
     ));
     calls.push(bash("null", "echo x > /dev/null && echo null-ok"));
     calls.push(serde_json::json!({"name": "Write", "id": "w-link", "input": {"path": "link/newdir/../w.txt", "content": "x"}}));
+    std::fs::write(b.outside.join("e.txt"), "one\n").unwrap();
+    calls.push(serde_json::json!({"name": "Edit", "id": "e-link", "input": {"path": "link/e.txt", "old_string": "one", "new_string": "two"}}));
     let rs = run(&b, calls, "7777", &[]);
     for (id, _, file) in &cases {
         let r = result(&rs, id);
@@ -162,6 +164,12 @@ fn workspace_write_refuses_every_way_out() {
     let w = result(&rs, "w-link");
     assert!(w.starts_with("Error: ") && w.contains("--add-dir"), "{w}");
     assert!(!b.outside.join("w.txt").exists());
+    let e = result(&rs, "e-link");
+    assert!(e.starts_with("Error: ") && e.contains("--add-dir"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(b.outside.join("e.txt")).unwrap(),
+        "one\n"
+    );
 }
 
 #[test]
