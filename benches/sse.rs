@@ -1,6 +1,7 @@
 //! SSE parsing throughput (not a test): ~50 MB of Anthropic-style SSE fed in 16 KiB
 //! chunks, once through the bare parser and once through parser + normaliser.
 //! Run: `cargo bench --bench sse`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use bash_agent::provider::norm::{self, Flow};
 use bash_agent::provider::sse::SseParser;
 use bash_agent::provider::ProviderKind;

@@ -41,6 +41,12 @@ SSE_OUT=$(cargo bench --quiet --bench sse 2>/dev/null || true)
 SSE_PARSE=$(printf '%s\n' "$SSE_OUT" | grep -m1 'parse:' | grep -oE '[0-9.]+ MB/s' | grep -oE '[0-9.]+' || true)
 SSE_NORM=$(printf '%s\n' "$SSE_OUT" | grep -m1 'normalise' | grep -oE '[0-9.]+ MB/s' | grep -oE '[0-9.]+' || true)
 
+log "cargo bench --bench sandbox"
+SBX_OUT=$(cargo bench --quiet --bench sandbox 2>/dev/null || true)
+SBX_COST=$(printf '%s\n' "$SBX_OUT" | grep -m1 'cost per command' | grep -oE '[-0-9.]+ us' | awk '{ printf "%.3f", $1 / 1000 }' || true)
+SBX_PREP=$(printf '%s\n' "$SBX_OUT" | grep -m1 'prepare' | grep -oE '[0-9.]+ us' | grep -oE '[0-9.]+' || true)
+SBX_ABI=$(printf '%s\n' "$SBX_OUT" | grep -m1 'landlock abi' | grep -oE '[0-9]+$' || true)
+
 HAVE_HF=0
 try_install hyperfine hyperfine && HAVE_HF=1
 try_install strace strace || true
@@ -195,6 +201,12 @@ T_TOOL=$(median_ms "$RUNS" "${AGENT[@]}" --base-url "$URL2/v1" "read hello.txt" 
 T_TOOL_DELTA=""
 [[ -n $T_TOOL && -n $T_ONESHOT ]] && T_TOOL_DELTA=$(awk -v a="$T_TOOL" -v b="$T_ONESHOT" 'BEGIN { d = a - b; if (d < 0.05 && d > -0.05) d = 0; printf "%.1f", d }')
 
+log "sandbox: one Bash call through the tool, workspace-write vs off"
+T_BASH_OFF=$(median_ms "$((RUNS * 2))" "$BIN" tool --sandbox off Bash '{"command":"true"}' || true)
+T_BASH_ON=$(median_ms "$((RUNS * 2))" "$BIN" tool --sandbox workspace-write Bash '{"command":"true"}' || true)
+T_BASH_SBX=""
+[[ -n $T_BASH_OFF && -n $T_BASH_ON ]] && T_BASH_SBX=$(awk -v a="$T_BASH_ON" -v b="$T_BASH_OFF" 'BEGIN { printf "%.3f", a - b }')
+
 log "peak RSS of a one-shot run"
 RSS_KB=""
 if [[ -x /usr/bin/time ]]; then
@@ -300,6 +312,9 @@ DIRTY=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo " + un
     echo "| SSE parsing + Anthropic normaliser | $(fmt "$SSE_NORM") MB/s | | |"
     echo "| Replay last 10 turns from a $BIG_MB MB events.jsonl (\`--replay-frames\`) | $(fmt "$T_REPLAY") ms | < 20 ms | $(verdict "$T_REPLAY" "<" 20) |"
     echo "| Peak RSS of a one-shot run (median of 5) | $(fmt "$RSS_MB") MB | < 15 MB | $(verdict "$RSS_MB" "<" 15) |"
+    echo "| **Sandbox cost per command** (\`cargo bench --bench sandbox\`: confined − unconfined spawn of /bin/true) | $(fmt "$SBX_COST") ms | < 1 ms | $(verdict "$SBX_COST" "<" 1) |"
+    echo "| Sandbox: ruleset + environment built in the parent | $(fmt "$SBX_PREP") µs | | |"
+    echo "| \`bash-agent tool Bash true\`: --sandbox off / workspace-write (difference) | $(fmt "$T_BASH_OFF") / $(fmt "$T_BASH_ON") ms ($(fmt "$T_BASH_SBX")) | | |"
     echo "| Processes forked per turn without tools | $(fmt "$FORKS") | 0 | $(verdict "$FORKS" "=" 0) |"
     echo "| fsync/fdatasync calls in that one-shot run | $(fmt "$SYNCS") | | |"
     echo
@@ -313,6 +328,9 @@ DIRTY=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo " + un
     echo "  with a data sync, e.g. stats.json per update); each costs 0.3-4 ms depending on how busy"
     echo "  the disk is, which is most of the turn overhead on a loaded machine."
     echo "- Replay: ${REPLAY_NOTE}; warm page cache."
+    echo "- Sandbox: Landlock ABI ${SBX_ABI:-?} on this kernel. The bench's figure is the median over 5"
+    echo "  rounds of 300 spawns each way; the \`tool Bash\` pair includes a whole \`bash -lc\` start, so its"
+    echo "  difference is within the noise of two medians."
     echo "- Forks: \`strace -f -e trace=clone,clone3,fork,vfork\` over a whole one-shot run; calls"
     echo "  without \`CLONE_THREAD\` are processes, the others threads (${THREADS:-?} threads in that run)."
     echo "  Check of the method: the same run with one Bash tool call shows $(fmt "$FORKS_BASH") process(es)."

@@ -115,6 +115,17 @@ pub struct Opts {
     #[arg(long)]
     pub print_replay_awk: bool,
 
+    /// Kernel sandbox for commands: workspace-write (default) | read-only | off
+    /// (else BASH_AGENT_SANDBOX).
+    #[arg(long, global = true, value_name = "MODE")]
+    pub sandbox: Option<String>,
+    /// Another folder commands may write under the sandbox (repeatable).
+    #[arg(long = "add-dir", global = true, value_name = "DIR")]
+    pub add_dir: Vec<String>,
+    /// Deny commands TCP connect and bind (Landlock ABI 4 and later).
+    #[arg(long, global = true)]
+    pub no_network: bool,
+
     /// (internal) run as a sub-agent reporting to this notify.fifo.
     #[arg(long, hide = true, value_name = "PATH")]
     pub sub_agent_notify: Option<String>,

@@ -25,6 +25,8 @@ pub struct Config {
     pub bash_mode: u32,
     pub verbose: bool,
     pub vision: bool,
+    /// `--sandbox`, `--add-dir`, `--no-network` (or BASH_AGENT_SANDBOX).
+    pub sandbox: crate::sandbox::Settings,
 }
 
 /// `digits[k|m|g]`, case-insensitive, decimal multipliers.
@@ -167,6 +169,37 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
         bash_mode: parse_bash_mode(&env("BASH_AGENT_BASH_MODE").unwrap_or_else(|| "0467".into())),
         verbose: o.verbose,
         vision,
+        sandbox: sandbox_settings(o)?,
+    })
+}
+
+/// The sandbox flags: mode from `--sandbox` or BASH_AGENT_SANDBOX; every `--add-dir` must
+/// be an existing folder (a typo must not silently leave it read-only).
+pub fn sandbox_settings(o: &Opts) -> Result<crate::sandbox::Settings, Error> {
+    use crate::sandbox::{Mode, Settings, MODE_ENV};
+    let mode = match o.sandbox.clone().or_else(|| env(MODE_ENV)) {
+        None => Mode::default(),
+        Some(m) => Mode::parse(&m).ok_or_else(|| {
+            Error::Usage(format!(
+                "Invalid --sandbox: {m} (expected workspace-write|read-only|off)"
+            ))
+        })?,
+    };
+    let mut add_dirs = Vec::new();
+    for d in &o.add_dir {
+        match std::fs::canonicalize(d) {
+            Ok(p) if p.is_dir() => add_dirs.push(p),
+            _ => {
+                return Err(Error::Usage(format!(
+                    "Invalid --add-dir: {d} (not an existing folder)"
+                )))
+            }
+        }
+    }
+    Ok(Settings {
+        mode,
+        add_dirs,
+        no_network: o.no_network,
     })
 }
 

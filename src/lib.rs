@@ -4,8 +4,9 @@
 //! subcommand) → `session::select` (which session) → `agent` (runtime, turn, compaction,
 //! sub-agents) → `provider` (model APIs) and `tools` → the session recorder (`session`) →
 //! the output (`ui`). Beside them: `ipc` (FIFOs and RESP frames), `history` (undo),
-//! `usage` (ledger and prices), `search`, `sessions` (management), `mock` (the scripted
-//! model server), `util`. Nothing imports `app`; `scripts/import-graph.py` checks it.
+//! `usage` (ledger and prices), `search`, `sessions` (management), `sandbox` (Landlock and
+//! the tools' scrubbed environment), `mock` (the scripted model server), `util`. Nothing
+//! imports `app`; `scripts/import-graph.py` checks it.
 pub mod agent;
 pub mod app;
 pub mod cli;
@@ -17,6 +18,7 @@ pub mod ipc;
 pub mod mock;
 pub mod protocol;
 pub mod provider;
+pub mod sandbox;
 pub mod search;
 pub mod session;
 pub mod sessions;

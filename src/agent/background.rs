@@ -26,14 +26,15 @@ pub fn spawn(session: &Session, command: &str, notify_fifo: PathBuf) -> Result<S
     let err = out.try_clone().map_err(|e| e.to_string())?;
     // Count it before it exists: a result can never arrive before its increment.
     crate::ipc::counter::add(session, 1);
-    let child = Command::new("bash")
-        .arg("-lc")
+    let mut cmd = Command::new("bash");
+    cmd.arg("-lc")
         .arg(command)
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
-        .process_group(0)
-        .spawn();
+        .process_group(0);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let child = crate::sandbox::confine(&mut cmd, &cwd).and_then(|_confined| cmd.spawn());
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
@@ -52,7 +53,7 @@ pub fn spawn(session: &Session, command: &str, notify_fifo: PathBuf) -> Result<S
                 Ok(st) => st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
                 Err(_) => -1,
             };
-            let output = read_capped(&out_path);
+            let output = crate::sandbox::env::redact(&read_capped(&out_path)).into_owned();
             let _ = std::fs::remove_file(&out_path);
             let frame = Frame::async_task_result(&task_id, rc, &output);
             deliver(&notify_fifo, &buf, &frame);

@@ -135,6 +135,7 @@ pub fn child_args(cfg: &Config) -> Vec<String> {
         a.push("--skill".into());
         a.push(s.clone());
     }
+    a.extend(cfg.sandbox.child_args());
     a
 }
 

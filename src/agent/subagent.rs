@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Environment variable carrying the API key to a child (never argv).
-pub const API_KEY_ENV: &str = "BASH_AGENT_SUB_API_KEY";
+pub const API_KEY_ENV: &str = crate::sandbox::env::INTERNAL_KEY_ENV;
 
 /// How long the reaper waits, after the child exited, for its own result to be recorded.
 pub const REPORT_GRACE: Duration = Duration::from_secs(2);
@@ -83,6 +83,9 @@ pub fn spawn_exe(
         cmd.arg("--parent-dir").arg(&parent.dir);
     }
     cmd.arg("--").arg(prompt);
+    // The tool environment (no provider keys, nothing secret-looking): the child gets
+    // the key through the internal variable alone.
+    crate::sandbox::env::apply(&mut cmd);
     if let Some(k) = &key {
         // Only the internal variable: the child consumes and removes it at start, so
         // its tool processes never see the key.

@@ -35,12 +35,14 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     let (mode, first) = pick_mode(cli)?;
     let o = sub_api_key(&cli.opts);
     let cfg = config::resolve(&o, true)?;
+    crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
     let stream_json = cfg.output == OutputFormat::StreamJson;
     let (opened, events) = open_session(
         &o,
         (stream_json && mode != Mode::SubAgent).then(crate::agent::output::stdout_echo),
     )?;
     let session = opened.session.clone();
+    crate::sandbox::configure(cfg.sandbox.clone(), Some(&session.dir));
     if cfg.verbose {
         crate::util::say::err_line(&format!(
             "[verbose] session {} ({}) at {}; provider {} model {} base {}",

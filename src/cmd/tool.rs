@@ -33,6 +33,7 @@ pub fn cmd_tool(o: &crate::cli::Opts, name: &str, input: &str) -> Result {
         depth: 0,
         cancel: Cancel::new(),
     };
+    crate::sandbox::configure(cfg.sandbox.clone(), Some(&ctx.session.dir));
     let out = run(&ctx, "toolu_cli", name, &input);
     let _ = std::fs::remove_dir_all(&tmp);
     let mut stdout = std::io::stdout().lock();

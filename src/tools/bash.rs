@@ -102,6 +102,7 @@ pub fn exec(
             .stdout(Stdio::from(wr))
             .stderr(Stdio::from(wr2))
             .process_group(0);
+        let _confined = crate::sandbox::confine(&mut cmd, cwd)?;
         cmd.spawn()?
         // `cmd` (holding our copies of the write end) is dropped here.
     };
@@ -248,6 +249,9 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     let ok = match ex.ending {
         Ending::Exited(0) => true,
         Ending::Exited(code) => {
+            if let Some(line) = crate::sandbox::refusal_note(&out) {
+                note(&mut out, &line);
+            }
             note(&mut out, &format!("[exit code: {code}]"));
             false
         }

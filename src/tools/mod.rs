@@ -228,7 +228,20 @@ fn guard(ctx: &dyn ToolHost, name: &str, input: &Value) -> Result<(), String> {
         .map(PathBuf::from)
         .unwrap_or_default();
     let places = policy::Places::new(ctx.cwd(), &root, &home);
-    policy::check_file(&target, access, &places, ctx.limits().bash_mode)
+    policy::check_file(&target, access, &places, ctx.limits().bash_mode)?;
+    if access == Access::Write {
+        // The file tools run in the agent itself, outside the kernel sandbox: they keep
+        // its promise by the same rule, on the path the kernel would reach.
+        let real = policy::physical_target(&target, &places);
+        if !crate::sandbox::may_write(&real, ctx.cwd()) {
+            let mode = crate::sandbox::settings().mode.name();
+            return Err(format!(
+                "{target} resolves to {}, outside the folders the sandbox lets the agent write (--sandbox {mode}); allow its folder with --add-dir DIR",
+                real.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn dispatch(ctx: &dyn ToolHost, id: &str, name: &str, input: &Value) -> ToolOutput {
@@ -248,13 +261,21 @@ pub fn run(ctx: &dyn ToolHost, id: &str, name: &str, input: &Value) -> ToolOutpu
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         dispatch(ctx, id, name, input)
     }));
-    match res {
+    let mut out = match res {
         Ok(out) => out,
         Err(_) => ToolOutput::error(
             &format!("internal error in {name}"),
             ctx.limits().max_result_bytes,
         ),
+    };
+    // The one place every tool result passes before it is displayed, stored or sent: a
+    // key the model printed (`cat .env`) goes no further.
+    for t in [&mut out.conv, &mut out.display] {
+        if let std::borrow::Cow::Owned(r) = crate::sandbox::env::redact(t) {
+            *t = r;
+        }
     }
+    out
 }
 
 /// The label of a call: the table's label member (Bash commands on one line, cut at 80).

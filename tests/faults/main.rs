@@ -14,3 +14,6 @@ mod faults_provider;
 mod faults_secrets;
 mod fuzz_regress;
 mod provider_faults;
+mod sandbox_e2e;
+mod sandbox_modes;
+mod sandbox_secrets;

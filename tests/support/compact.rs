@@ -23,6 +23,7 @@ pub fn config(url: &str, max_context: u64) -> bash_agent::config::Config {
         bash_mode: 0o467,
         verbose: false,
         vision: false,
+        sandbox: Default::default(),
     }
 }
 

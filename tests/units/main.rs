@@ -9,6 +9,7 @@ mod compact_summary;
 mod prompt_golden;
 mod provider_mock;
 mod provider_stream;
+mod sandbox_policy;
 mod tools_bash;
 mod tools_files;
 mod tools_misc;

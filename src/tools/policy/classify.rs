@@ -17,7 +17,7 @@ pub fn classify(command: &str, cwd: &Path, projects_root: &Path) -> u32 {
 
 /// [`classify`] with explicit places (tests, the file guard).
 pub fn classify_in(command: &str, places: &Places) -> u32 {
-    let orig = command.replace("\\\n", " ");
+    let orig = substitute_assigned(&command.replace("\\\n", " "));
     if orig.trim().is_empty() {
         return 0;
     }
@@ -291,4 +291,66 @@ fn segment(s: &str, orig: &str, places: &Places) -> u32 {
         req |= W << WORKSPACE;
     }
     req
+}
+
+/// `F=/etc/passwd; cat $F` → `F=/etc/passwd; cat /etc/passwd`: the values of variables
+/// the command itself assigns replace their later `$NAME` / `${NAME}` uses, so the paths
+/// they hold are scoped like literal ones.
+fn substitute_assigned(cmd: &str) -> String {
+    let mut vars: Vec<(String, String)> = Vec::new();
+    let mut out = String::with_capacity(cmd.len());
+    for word in cmd.split_inclusive(|c: char| c.is_whitespace() || c == ';') {
+        let piece = expand(word, &vars);
+        let bare = piece.trim_end_matches(|c: char| c.is_whitespace() || c == ';');
+        let bare = bare.trim_start_matches(['(', '{']);
+        if let Some((name, value)) = bare.split_once('=') {
+            let ok = !name.is_empty()
+                && !name.as_bytes()[0].is_ascii_digit()
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if ok {
+                let v = value.trim_matches(|c| c == '"' || c == '\'').to_string();
+                vars.retain(|(n, _)| n != name);
+                vars.push((name.to_string(), v));
+            }
+        }
+        out.push_str(&piece);
+    }
+    out
+}
+
+/// `$NAME` and `${NAME}` of the known variables replaced in `word`.
+fn expand(word: &str, vars: &[(String, String)]) -> String {
+    if vars.is_empty() || !word.contains('$') {
+        return word.to_string();
+    }
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(pos) = rest.find('$') {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 1..];
+        let (name, used) = if let Some(inner) = after.strip_prefix('{') {
+            match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => ("", 0),
+            }
+        } else {
+            let n = after
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            (&after[..n], n)
+        };
+        match vars.iter().rev().find(|(n, _)| n == name) {
+            Some((_, v)) if !name.is_empty() => {
+                out.push_str(v);
+                rest = &after[used..];
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -7,7 +7,7 @@ mod scope;
 mod words;
 
 pub use classify::{classify, classify_in};
-pub use scope::{is_sensitive, Places};
+pub use scope::{is_sensitive, physical, Places};
 use std::path::PathBuf;
 
 /// Scope shifts: system, external, network, workspace.
@@ -68,6 +68,12 @@ pub fn check_file(target: &str, access: Access, places: &Places, mode: u32) -> R
 }
 
 fn resolve_existing(t: &str, places: &Places) -> String {
+    physical_target(t, places).to_string_lossy().into_owned()
+}
+
+/// A file tool's target as the kernel would reach it (`~` expanded, relative to the
+/// workspace, every existing symlink followed).
+pub fn physical_target(t: &str, places: &Places) -> PathBuf {
     let home = places.home_path.clone();
     let p = if t == "~" {
         home
@@ -78,24 +84,5 @@ fn resolve_existing(t: &str, places: &Places) -> String {
     } else {
         places.cwd_path.join(t)
     };
-    // Canonicalise the longest existing ancestor, keep the rest lexically.
-    let mut rest: Vec<std::ffi::OsString> = Vec::new();
-    let mut cur = p.clone();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&cur) {
-            let mut out = real;
-            for r in rest.iter().rev() {
-                out.push(r);
-            }
-            return out.to_string_lossy().into_owned();
-        }
-        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
-            (Some(n), Some(parent)) => {
-                rest.push(n);
-                cur = parent.to_path_buf();
-            }
-            _ => break,
-        }
-    }
-    p.to_string_lossy().into_owned()
+    scope::physical(&p)
 }

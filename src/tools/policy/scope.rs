@@ -38,13 +38,17 @@ impl Places {
 
     /// Scope shift of a (lower-cased, cleaned) path, or None when it needs no bits.
     pub fn scope(&self, t: &str) -> Option<u32> {
-        if t.is_empty() || t.starts_with('&') || harmless_device(t) {
+        if t.is_empty() || t.starts_with('&') {
             return None;
         }
-        if t.starts_with("/dev/tcp") || t.starts_with("/dev/udp") {
+        // Normalised first: `/dev/fd/../../etc/passwd` is no device.
+        let norm = self.normalize(t);
+        if harmless_device(&norm) {
+            return None;
+        }
+        if norm.starts_with("/dev/tcp") || norm.starts_with("/dev/udp") {
             return Some(NETWORK);
         }
-        let norm = self.normalize(t);
         if is_sensitive(t) || is_sensitive(&norm) {
             return Some(SYSTEM);
         }
@@ -53,6 +57,10 @@ impl Places {
         }
         if self.cwd != "/" && under(&norm, &self.cwd) {
             return Some(WORKSPACE);
+        }
+        // The home is the home wherever HOME points (also /root): external, not system.
+        if !self.home.is_empty() && self.home != "/" && under(&norm, &self.home) {
+            return Some(EXTERNAL);
         }
         let first = norm[1..].split('/').next().unwrap_or("");
         if norm == "/" || first.contains(['*', '?', '[']) || is_system_dir(&norm) {
@@ -76,8 +84,88 @@ impl Places {
         } else {
             format!("{}/{t}", self.cwd)
         };
-        lexical(&expanded)
+        // The kernel's aliases: /dev/fd is /proc/self/fd; /proc/<self|pid>/root is `/`
+        // and …/cwd the working directory.
+        let expanded = match expanded.strip_prefix("/dev/fd/") {
+            Some(rest) => format!("/proc/self/fd/{rest}"),
+            None if expanded == "/dev/fd" => "/proc/self/fd".to_string(),
+            None => expanded,
+        };
+        let mut norm = lexical(&expanded);
+        loop {
+            let parts: Vec<&str> = norm.splitn(5, '/').collect();
+            // ["", "proc", "<who>", "root"|"cwd", rest?]
+            if parts.len() >= 4
+                && parts[1] == "proc"
+                && (parts[2] == "self"
+                    || parts[2] == "thread-self"
+                    || parts[2].bytes().all(|b| b.is_ascii_digit()))
+                && (parts[3] == "root" || parts[3] == "cwd")
+            {
+                let base = if parts[3] == "root" {
+                    ""
+                } else {
+                    self.cwd.as_str()
+                };
+                norm = lexical(&format!("{base}/{}", parts.get(4).unwrap_or(&"")));
+            } else {
+                break;
+            }
+        }
+        norm
     }
+}
+
+/// The path the kernel would reach for `p` (absolute): every existing symlink on the way
+/// is followed, and a `..` goes to the physical parent of what came before it (so
+/// `link/new/../f` is `f` beside the link's *target*). Components past the first missing
+/// one are taken as written (a tool creating them gets exactly those).
+pub fn physical(p: &Path) -> PathBuf {
+    use std::collections::VecDeque;
+    use std::ffi::OsString;
+    use std::path::Component;
+    let names = |p: &Path| -> Vec<OsString> {
+        p.components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_os_string()),
+                Component::ParentDir => Some(OsString::from("..")),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut queue: VecDeque<OsString> = names(p).into();
+    let mut out = PathBuf::from("/");
+    let mut exists = true;
+    let mut links = 0;
+    while let Some(c) = queue.pop_front() {
+        if c == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&c);
+        if !exists {
+            continue;
+        }
+        match std::fs::symlink_metadata(&out) {
+            Ok(m) if m.file_type().is_symlink() && links < 40 => {
+                links += 1;
+                let Ok(target) = std::fs::read_link(&out) else {
+                    exists = false;
+                    continue;
+                };
+                out.pop();
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                for n in names(&target).into_iter().rev() {
+                    queue.push_front(n);
+                }
+            }
+            Ok(_) => {}
+            Err(_) => exists = false,
+        }
+    }
+    out
 }
 
 fn lexical(p: &str) -> String {
@@ -121,7 +209,10 @@ pub(super) fn harmless_device(t: &str) -> bool {
             | "/dev/tty"
             | "/dev/random"
             | "/dev/urandom"
-    ) || t.starts_with("/dev/fd/")
+    ) || t
+        .strip_prefix("/proc/self/fd/")
+        .or_else(|| t.strip_prefix("/dev/fd/"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Files and folders holding secrets: `~/.ssh`, `.env`, `*.pem`, `*.key`, credentials…

@@ -86,30 +86,116 @@ pub(super) fn split_segments(cmd: &str) -> Vec<String> {
     out
 }
 
-/// Pipeline elements with leading `VAR=x`, `(`, `{`, `!`, `nohup`, `time`, `env`… removed.
+/// Pipeline elements with the wrappers that run another command removed (`VAR=x`, `(`,
+/// `{`, `!`, `env -i`, `time -p`, `exec -a NAME`, `nice -n N`, `timeout 5`, `xargs -n1`…),
+/// the real command's name unquoted (`"sudo"`, `s\udo` → `sudo`).
 pub(super) fn commands(seg: &str) -> Vec<String> {
     seg.split('|')
         .map(|c| {
-            let mut words: Vec<&str> = c.split_whitespace().collect();
-            while let Some(&w) = words.first() {
-                let stripped = w.trim_start_matches(['(', '{', '!']);
-                if stripped.is_empty()
-                    || ["nohup", "time", "env", "exec", "command", "nice", "builtin"]
-                        .contains(&stripped)
-                    || (stripped.contains('=')
-                        && !stripped.starts_with('-')
-                        && !stripped.starts_with('='))
-                {
-                    words.remove(0);
-                } else {
-                    words[0] = stripped;
-                    break;
-                }
-            }
+            let mut words: Vec<String> = c.split_whitespace().map(str::to_string).collect();
+            strip_wrappers(&mut words);
             words.join(" ")
         })
         .filter(|c| !c.is_empty())
         .collect()
+}
+
+/// Quotes and backslashes removed: what the shell makes of a plain word.
+pub(super) fn dequote(w: &str) -> String {
+    w.chars()
+        .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+        .collect()
+}
+
+fn is_assignment(w: &str) -> bool {
+    match w.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !name.as_bytes()[0].is_ascii_digit()
+        }
+        None => false,
+    }
+}
+
+/// Options of a wrapper: (those taking a separate argument, does the wrapper take one
+/// positional argument before the command).
+fn wrapper(name: &str) -> Option<(&'static [&'static str], bool)> {
+    Some(match name {
+        "env" => (
+            &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+            false,
+        ),
+        "time" => (&["-f", "--format", "-o", "--output"], false),
+        "exec" => (&["-a"], false),
+        "nice" => (&["-n", "--adjustment"], false),
+        "nohup" | "builtin" | "setsid" | "command" => (&[], false),
+        "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], false),
+        "timeout" => (&["-s", "--signal", "-k", "--kill-after"], true),
+        "xargs" => (
+            &[
+                "-I",
+                "-n",
+                "-P",
+                "-L",
+                "-d",
+                "-a",
+                "-E",
+                "-s",
+                "--max-args",
+                "--max-procs",
+                "--max-lines",
+                "--delimiter",
+                "--arg-file",
+                "--max-chars",
+                "--replace",
+            ],
+            false,
+        ),
+        _ => return None,
+    })
+}
+
+fn strip_wrappers(words: &mut Vec<String>) {
+    while let Some(w) = words.first() {
+        let stripped = w.trim_start_matches(['(', '{', '!']).to_string();
+        let plain = dequote(&stripped);
+        if plain.is_empty() || is_assignment(&plain) {
+            words.remove(0);
+            continue;
+        }
+        let Some((with_arg, positional)) = wrapper(&plain) else {
+            words[0] = plain;
+            return;
+        };
+        words.remove(0);
+        let mut need_positional = positional;
+        while let Some(o) = words.first() {
+            let o = dequote(o);
+            if o == "--" {
+                words.remove(0);
+                break;
+            }
+            if plain == "command" && (o == "-v" || o == "-V") {
+                // `command -v x` only looks x up.
+                words.clear();
+                return;
+            }
+            if o.starts_with('-') && o.len() > 1 {
+                words.remove(0);
+                if with_arg.contains(&o.as_str()) && !words.is_empty() {
+                    words.remove(0);
+                }
+            } else if plain == "env" && is_assignment(&o) {
+                words.remove(0);
+            } else if need_positional {
+                need_positional = false;
+                words.remove(0);
+            } else {
+                break;
+            }
+        }
+    }
 }
 
 pub(super) fn starts_any(s: &str, list: &[&str]) -> bool {

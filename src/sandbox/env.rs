@@ -1,0 +1,169 @@
+//! The environment of every process the agent starts for a tool, and the redaction of the
+//! configured key in what tools print.
+//!
+//! Tool processes run code the model chose, so anything in their environment can end up
+//! in the conversation, the session files and the next request. Provider keys and
+//! anything named like a credential are therefore left out; a user who really wants one
+//! passed on names it in `BASH_AGENT_TOOL_ENV_ALLOW` (comma-separated).
+use std::borrow::Cow;
+use std::ffi::OsString;
+use std::sync::Mutex;
+
+/// Names of variables a tool may receive even though they look like secrets.
+pub const ALLOW_ENV: &str = "BASH_AGENT_TOOL_ENV_ALLOW";
+
+/// What replaces a secret's value in tool output.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Values that must never appear in tool output (the configured API key).
+static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Remember `value` as a secret: it is redacted from tool output and no variable holding
+/// it reaches a tool. Short values are ignored (redacting them would mangle output).
+pub fn register_secret(value: &str) {
+    if value.len() < 8 {
+        return;
+    }
+    let mut s = SECRETS.lock().unwrap_or_else(|p| p.into_inner());
+    if !s.iter().any(|v| v == value) {
+        s.push(value.to_string());
+    }
+}
+
+/// Register the configured key and the values of the provider variables.
+pub fn register_provider_keys(configured: &str) {
+    register_secret(configured);
+    for v in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"] {
+        if let Ok(k) = std::env::var(v) {
+            register_secret(&k);
+        }
+    }
+}
+
+/// `text` with every registered secret replaced by [`REDACTED`].
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let s = SECRETS.lock().unwrap_or_else(|p| p.into_inner());
+    let mut out = Cow::Borrowed(text);
+    for v in s.iter() {
+        if out.contains(v.as_str()) {
+            out = Cow::Owned(out.replace(v.as_str(), REDACTED));
+        }
+    }
+    out
+}
+
+/// Does the variable name look like it holds a credential?
+pub fn is_secret_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    n.ends_with("_API_KEY")
+        || n.contains("API_KEY")
+        || n.ends_with("_TOKEN")
+        || n.contains("SECRET")
+        || n.contains("PASSWORD")
+        || n.contains("CREDENTIAL")
+}
+
+fn allow_list(vars: &[(OsString, OsString)]) -> Vec<String> {
+    vars.iter()
+        .find(|(k, _)| k == ALLOW_ENV)
+        .and_then(|(_, v)| v.to_str())
+        .map(|v| {
+            v.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The internal variable that carries the API key to a sub-agent (never to a tool).
+pub const INTERNAL_KEY_ENV: &str = "BASH_AGENT_SUB_API_KEY";
+
+/// Filter an environment: secret-looking names go (unless allowed), and so does any
+/// variable whose value is a registered secret, whatever its name or the allow list.
+pub fn scrub(vars: Vec<(OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    let allow = allow_list(&vars);
+    let secrets = SECRETS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    vars.into_iter()
+        .filter(|(k, v)| {
+            let name = k.to_string_lossy();
+            if name == INTERNAL_KEY_ENV {
+                return false;
+            }
+            let val = v.to_string_lossy();
+            if secrets.iter().any(|s| val.contains(s.as_str())) {
+                return false;
+            }
+            !is_secret_name(&name) || allow.iter().any(|a| a == name.as_ref())
+        })
+        .collect()
+}
+
+/// The environment for a tool process: this process's environment, scrubbed.
+pub fn tool_env() -> Vec<(OsString, OsString)> {
+    scrub(std::env::vars_os().collect())
+}
+
+/// Give `cmd` exactly the [`tool_env`] environment (nothing inherited besides it).
+pub fn apply(cmd: &mut std::process::Command) {
+    cmd.env_clear();
+    for (k, v) in tool_env() {
+        cmd.env(k, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect()
+    }
+
+    #[test]
+    fn names_that_look_like_secrets_go() {
+        for n in [
+            "ANTHROPIC_API_KEY",
+            "openai_api_key",
+            "DEEPSEEK_API_KEY",
+            "MY_API_KEY_FILE",
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "DB_PASSWORD",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "BASH_AGENT_SUB_API_KEY",
+        ] {
+            assert!(is_secret_name(n) || n == "BASH_AGENT_SUB_API_KEY", "{n}");
+            assert!(scrub(v(&[(n, "x")])).is_empty(), "{n}");
+        }
+        for n in ["PATH", "HOME", "TOKENIZERS_PARALLELISM", "LANG", "KEYBOARD"] {
+            assert_eq!(scrub(v(&[(n, "x")])).len(), 1, "{n}");
+        }
+    }
+
+    #[test]
+    fn allow_list_and_registered_values() {
+        let got = scrub(v(&[
+            ("GITHUB_TOKEN", "ghp"),
+            ("NPM_TOKEN", "n"),
+            (ALLOW_ENV, "GITHUB_TOKEN, OTHER"),
+        ]));
+        let names: Vec<_> = got.iter().map(|(k, _)| k.to_string_lossy()).collect();
+        assert_eq!(names, ["GITHUB_TOKEN", ALLOW_ENV]);
+        register_secret("sk-unit-test-secret-1");
+        let got = scrub(v(&[
+            ("INNOCENT", "prefix sk-unit-test-secret-1"),
+            ("ANTHROPIC_API_KEY", "sk-unit-test-secret-1"),
+            (ALLOW_ENV, "ANTHROPIC_API_KEY,INNOCENT"),
+        ]));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(
+            redact("key=sk-unit-test-secret-1!"),
+            format!("key={REDACTED}!")
+        );
+        assert!(matches!(redact("nothing here"), Cow::Borrowed(_)));
+    }
+}
