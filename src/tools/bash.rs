@@ -228,7 +228,8 @@ pub fn run(ctx: &ToolCtx, input: &Value) -> ToolOutput {
     if let Err(e) = policy::check(policy::classify_in(&command, &places), ctx.mode) {
         return ToolOutput::error(&e, max);
     }
-    if flag(input, "background") {
+    // `async` is the name the shell agent of our session layout uses; `background` the later one.
+    if flag(input, "async") || flag(input, "background") {
         return match ctx.host.spawn_background(&command) {
             Ok(text) => ToolOutput::text(true, &text, max),
             Err(e) => ToolOutput::error(&e, max),
