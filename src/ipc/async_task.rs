@@ -151,7 +151,10 @@ mod tests {
         assert!(t.len() <= 8192 && t.len() >= 8190, "{}", t.len());
         std::fs::write(&p, b"ok\xff\n").unwrap();
         assert_eq!(read_tail(&p), "ok\u{fffd}\n");
-        assert_eq!(take_log(d.path(), &p.to_string_lossy()).unwrap(), "ok\u{fffd}\n");
+        assert_eq!(
+            take_log(d.path(), &p.to_string_lossy()).unwrap(),
+            "ok\u{fffd}\n"
+        );
         assert!(!p.exists());
     }
 }

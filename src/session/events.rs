@@ -322,7 +322,11 @@ mod tests {
             r#"{"type":"async_task_result","task_id":"task_1","exit_code":0,"output":"ok\n"}"#
         );
         assert_eq!(
-            ev::async_task_start("async_20261201-040738-1f2e", "make -j2", "2026-12-01T04:07:38Z"),
+            ev::async_task_start(
+                "async_20261201-040738-1f2e",
+                "make -j2",
+                "2026-12-01T04:07:38Z"
+            ),
             r#"{"type":"async_task_start","task_id":"async_20261201-040738-1f2e","command":"make -j2","timestamp":"2026-12-01T04:07:38Z"}"#
         );
         assert_eq!(

@@ -21,7 +21,8 @@ fn tools_json_has_the_eleven_tools() {
     }
     assert!(TOOLS_JSON.contains("cat -n"));
     assert!(TOOLS_JSON.contains("\"async\": {\"type\": \"boolean\""));
-    assert!(TOOLS_JSON.contains("`[async-task <id>] exit_code=<code>` followed by a line `Output: <output>`"));
+    assert!(TOOLS_JSON
+        .contains("`[async-task <id>] exit_code=<code>` followed by a line `Output: <output>`"));
     assert!(!TOOLS_JSON.contains("WebSearch") && !TOOLS_JSON.contains("WebFetch"));
 }
 

@@ -191,7 +191,11 @@ impl Display {
             "ASYNC_TASK_RESULT" => {
                 let (id, code) = (frame.field(1), frame.field(2));
                 if code == "0" {
-                    self.line(out, CYAN, &format!("[async-task {id}] completed (exit_code=0)"));
+                    self.line(
+                        out,
+                        CYAN,
+                        &format!("[async-task {id}] completed (exit_code=0)"),
+                    );
                 } else {
                     let t = format!("[async-task {id}] failed (exit_code={code})");
                     self.line(out, RED, &t);

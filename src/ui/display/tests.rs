@@ -150,7 +150,12 @@ fn async_task_lines() {
     let (out, _) = run(
         &mut d,
         &[
-            f(&["ASYNC_TASK_RESULT", "async_20261201-040738-1f2e", "0", "built\n"]),
+            f(&[
+                "ASYNC_TASK_RESULT",
+                "async_20261201-040738-1f2e",
+                "0",
+                "built\n",
+            ]),
             f(&["ASYNC_TASK_RESULT", "async_2", "7", &long]),
             f(&["ASYNC_TASK_RESULT", "async_3", "0", ""]),
         ],
