@@ -326,3 +326,16 @@ fn buffered_path_form_is_resolved_by_the_drain() {
     assert_eq!(ty.iter().filter(|t| t.starts_with("async_task")).count(), 2);
     assert!(ty.contains(&"async_task_end".to_string()));
 }
+
+#[test]
+fn inject_help_says_old_shell_agents_drop_user_notify() {
+    let env = Env::new();
+    let o = env.run(&["--help"]);
+    expect_code(&o, 0);
+    let out = stdout(&o);
+    let at = out.find("--inject <TEXT>").expect("--inject in --help");
+    assert!(
+        out[at..].contains("4.2.11-4.2.13 era drops the frame silently"),
+        "{out}"
+    );
+}
