@@ -96,6 +96,10 @@ pub struct Opts {
     #[arg(long, value_name = "TEXT")]
     pub send: Option<String>,
     /// Script client: inject TEXT as a USER_NOTIFY into the running agent.
+    ///
+    /// USER_NOTIFY is known to this binary and to shell agents from 4.2.14 on. A shell agent
+    /// of the 4.2.11-4.2.13 era drops the frame silently, and this client cannot tell: it
+    /// still exits 0.
     #[arg(long, value_name = "TEXT")]
     pub inject: Option<String>,
     /// With --send: wait for that turn's final stop and print the answer.

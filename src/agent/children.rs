@@ -75,7 +75,14 @@ impl Children {
             let line = match c.kind {
                 ChildKind::SubAgent => ev::sub_agent_end(&c.id, &ts, "cancelled"),
                 ChildKind::Task => {
-                    ev::async_task_result(&c.id, 130, "cancelled: the agent that started it ended")
+                    // Its output file goes with it; the two result events say why.
+                    let _ = std::fs::remove_file(session.dir.join(format!("{}.log", c.id)));
+                    let _ = events.append(&ev::async_task_result(
+                        &c.id,
+                        130,
+                        "cancelled: the agent that started it ended",
+                    ));
+                    ev::async_task_end(&c.id, 130, &ts)
                 }
             };
             let _ = events.append(&line);

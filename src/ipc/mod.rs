@@ -1,4 +1,5 @@
 //! Inter-process channels: RESP framing, FIFOs, the notify path, script clients.
+pub mod async_task;
 pub mod client;
 pub mod counter;
 pub mod display;

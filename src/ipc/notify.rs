@@ -93,7 +93,8 @@ pub fn drain(session: &Session) -> Vec<Frame> {
     }
     let bytes = fs::read(&snap).unwrap_or_default();
     let _ = fs::remove_file(&snap);
-    resp::decode_all(&bytes, |_| {})
+    let frames = resp::decode_all(&bytes, |_| {});
+    crate::ipc::async_task::resolve_buffered(session, frames)
 }
 
 /// The user message the drained items become (one for all of them), without a final newline.
@@ -118,7 +119,7 @@ pub fn injection_text(frames: &[Frame]) -> String {
             }
             "ASYNC_TASK_RESULT" => {
                 s.push_str(&format!(
-                    "[bg-bash {}] exit_code={}\n",
+                    "[async-task {}] exit_code={}\n",
                     f.field(1),
                     f.field(2)
                 ));
@@ -312,9 +313,9 @@ fn handle(ctx: &Ctx, f: &Frame) {
             if !first_report(ctx, &id) {
                 return;
             }
-            let rc: i64 = f.field(2).trim().parse().unwrap_or(-1);
-            log(ev::async_task_result(&id, rc, &f.field(3)));
-            store(ctx, &buf, f, true);
+            let (f, _) = crate::ipc::async_task::inline(&ctx.session.dir, f);
+            crate::ipc::async_task::log_result(&ctx.events, false, &f);
+            store(ctx, &buf, &f, true);
         }
         "USER_NOTIFY" => {
             if f.field(1).is_empty() {

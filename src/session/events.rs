@@ -148,6 +148,25 @@ pub mod ev {
             .str("output", output)
             .finish()
     }
+    /// A task started by Bash with `async`, written when it starts (key order of the shell
+    /// agent whose session layout we keep, so its tools read our folders).
+    pub fn async_task_start(task_id: &str, command: &str, timestamp: &str) -> String {
+        Obj::new()
+            .str("type", "async_task_start")
+            .str("task_id", task_id)
+            .str("command", command)
+            .str("timestamp", timestamp)
+            .finish()
+    }
+    /// Written right after `async_task_result`, when the task's result has been read.
+    pub fn async_task_end(task_id: &str, exit_code: i64, timestamp: &str) -> String {
+        Obj::new()
+            .str("type", "async_task_end")
+            .str("task_id", task_id)
+            .num("exit_code", exit_code)
+            .str("timestamp", timestamp)
+            .finish()
+    }
     /// Our addition (docs/features.md): files restored by `undo`.
     pub fn undo(turns: u64, files: &[String]) -> String {
         let list = serde_json::Value::from(files.to_vec());
@@ -301,6 +320,18 @@ mod tests {
         assert_eq!(
             ev::async_task_result("task_1", 0, "ok\n"),
             r#"{"type":"async_task_result","task_id":"task_1","exit_code":0,"output":"ok\n"}"#
+        );
+        assert_eq!(
+            ev::async_task_start(
+                "async_20261201-040738-1f2e",
+                "make -j2",
+                "2026-12-01T04:07:38Z"
+            ),
+            r#"{"type":"async_task_start","task_id":"async_20261201-040738-1f2e","command":"make -j2","timestamp":"2026-12-01T04:07:38Z"}"#
+        );
+        assert_eq!(
+            ev::async_task_end("async_1", 2, "2026-12-01T04:07:40Z"),
+            r#"{"type":"async_task_end","task_id":"async_1","exit_code":2,"timestamp":"2026-12-01T04:07:40Z"}"#
         );
         assert_eq!(ev::retry(), r#"{"type":"retry"}"#);
     }

@@ -232,7 +232,8 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     ) {
         return ToolOutput::error(&e, max);
     }
-    if flag(input, "background") {
+    // `async` is the name the shell agent of our session layout uses; `background` the later one.
+    if flag(input, "async") || flag(input, "background") {
         return match ctx.spawn_background(&command) {
             Ok(text) => ToolOutput::text(true, &text, max),
             Err(e) => ToolOutput::error(&e, max),

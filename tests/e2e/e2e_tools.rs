@@ -83,7 +83,7 @@ fn scripted_model_uses_every_tool() {
     );
     assert_eq!(result("d1"), "Plan confirmed and locked in.");
     assert_eq!(result("d2"), "Plan cleared.");
-    assert!(result("d3").starts_with("Async task started: task_"));
+    assert!(result("d3").starts_with("Async task started: task_id=async_"));
     assert!(result("d4").starts_with("Sub-agent started: session_id=sub_"));
     assert!(result("d5").contains("unknown tool: Nope"));
     // The tool results reached the model in one user message per call.
@@ -103,7 +103,7 @@ fn scripted_model_uses_every_tool() {
         .expect("sub result");
     assert_eq!(sub["status"], "ok");
     assert_eq!(sub["text"], "child says 42");
-    assert!(conv.contains("[bg-bash task_"));
+    assert!(conv.contains("[async-task async_"));
     assert!(conv.contains("[sub-agent sub_"));
     // Plan lifecycle: confirmed then cleared; the draft was consumed.
     assert_eq!(env.read("t", "plan.md"), "");

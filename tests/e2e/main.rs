@@ -16,5 +16,6 @@ mod features_undo;
 mod features_usage;
 mod prompt_e2e;
 mod replay_parity;
+mod shell_fixture_formats;
 mod store_fixtures;
 mod tools_cli;

@@ -151,6 +151,22 @@ fn a_signal_ends_the_runs_background_tasks() {
                 && e["output"].as_str().unwrap_or("").starts_with("cancelled")),
             "signal {sig}: {evs:?}"
         );
+        assert!(
+            evs.iter()
+                .any(|e| e["type"] == "async_task_end" && e["exit_code"] == 130),
+            "signal {sig}: {evs:?}"
+        );
+        let logs = std::fs::read_dir(env.session_dir("s"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "log")
+            })
+            .count();
+        assert_eq!(logs, 0, "signal {sig}: the task's output file is removed");
         let count = std::fs::read_to_string(env.session_dir("s").join("active_sub.count"))
             .unwrap_or_default();
         assert!(

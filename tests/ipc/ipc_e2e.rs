@@ -267,7 +267,7 @@ fn background_task_result_starts_a_notify_turn() {
     let script = r#"[
       {"when":"run it","tool_calls":[{"name":"Bash","id":"b1","input":{"command":"sleep 0.3; echo bg-out","background":true}}]},
       {"text":"started"},
-      {"when":"[bg-bash task_","text":"seen the task"},
+      {"when":"[async-task async_","text":"seen the task"},
       {"repeat":true,"text":"noted"}
     ]"#;
     let mock = Mock::start(script);

@@ -138,7 +138,7 @@ fn reader_records_results_and_wakes_the_loop() {
     assert_eq!(
         injection_text(&frames),
         "[sub-agent sub_1] ok (in=100, out=20)\nThinking: thought\nText: The answer.\n\
-         [bg-bash task_9] exit_code=3\nOutput: out\n\nalso check tests"
+         [async-task task_9] exit_code=3\nOutput: out\n\nalso check tests"
     );
     assert!(drain(&s).is_empty());
     assert!(!s.notify_buf().exists());

@@ -31,7 +31,7 @@ fn background_task_result_arrives() {
     )
     .unwrap();
     assert!(
-        msg.starts_with("Async task started: task_id=task_"),
+        msg.starts_with("Async task started: task_id=async_"),
         "{msg}"
     );
     assert!(msg.contains(", pid="));

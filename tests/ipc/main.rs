@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod ipc_async;
 mod ipc_client;
 mod ipc_e2e;
 mod ipc_fifo;

@@ -20,7 +20,9 @@ fn tools_json_has_the_eleven_tools() {
         assert!(t["input_schema"]["required"].is_array());
     }
     assert!(TOOLS_JSON.contains("cat -n"));
-    assert!(TOOLS_JSON.contains("[bg-bash <id>] exit_code=<code>\\\\nOutput: <output>"));
+    assert!(TOOLS_JSON.contains("\"async\": {\"type\": \"boolean\""));
+    assert!(TOOLS_JSON
+        .contains("`[async-task <id>] exit_code=<code>` followed by a line `Output: <output>`"));
     assert!(!TOOLS_JSON.contains("WebSearch") && !TOOLS_JSON.contains("WebFetch"));
 }
 

@@ -184,15 +184,19 @@ impl Display {
             "TOOL_RESULT" => self.tool_result(frame, out, was_thinking),
             "AGENT_RESULT" | "SUB_AGENT_RESULT" => self.agent_result(frame, out),
             "ASYNC_TASK_RESULT" => {
-                let code = frame.field(2);
-                let color = if code == "0" { CYAN } else { RED };
-                self.line(
-                    out,
-                    color,
-                    &format!("[bg-bash {}] exit_code={code}", frame.field(1)),
-                );
+                let (id, code) = (frame.field(1), frame.field(2));
+                if code == "0" {
+                    self.line(
+                        out,
+                        CYAN,
+                        &format!("[async-task {id}] completed (exit_code=0)"),
+                    );
+                } else {
+                    let t = format!("[async-task {id}] failed (exit_code={code})");
+                    self.line(out, RED, &t);
+                }
                 let o = frame.field(3);
-                let o = cut_chars(&o, 120, "");
+                let o = cut_chars(&o, 120, "…");
                 let o = o.trim_end_matches('\n');
                 if !o.is_empty() {
                     self.put(out, o.as_bytes());

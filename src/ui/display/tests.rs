@@ -121,7 +121,7 @@ fn results_notices_and_errors() {
         format!(
             "partial\n\x1b[35m[sub-agent sub_1] completed (in=5, out=3)\x1b[0m\n{cut}…\n\
              \x1b[31m[sub-agent sub_2] failed\x1b[0m\n\x1b[90mwhy\x1b[0m\n\
-             \x1b[31m[bg-bash task_1] exit_code=2\x1b[0m\noops\n\
+             \x1b[31m[async-task task_1] failed (exit_code=2)\x1b[0m\noops\n\
              \x1b[33m[user inject] check tests\x1b[0m\n\
              \x1b[36mContext compacted (auto).\x1b[0m\n\x1b[36mInterrupted.\x1b[0m\n"
         )
@@ -141,4 +141,32 @@ fn user_message_first_line_cut() {
         ],
     );
     assert_eq!(out, format!("> line one\n> {}...\n", "z".repeat(77)));
+}
+
+#[test]
+fn async_task_lines() {
+    let mut d = Display::new(false, true);
+    let long = "ü".repeat(121);
+    let (out, _) = run(
+        &mut d,
+        &[
+            f(&[
+                "ASYNC_TASK_RESULT",
+                "async_20261201-040738-1f2e",
+                "0",
+                "built\n",
+            ]),
+            f(&["ASYNC_TASK_RESULT", "async_2", "7", &long]),
+            f(&["ASYNC_TASK_RESULT", "async_3", "0", ""]),
+        ],
+    );
+    let cut: String = long.chars().take(120).collect();
+    assert_eq!(
+        out,
+        format!(
+            "\x1b[36m[async-task async_20261201-040738-1f2e] completed (exit_code=0)\x1b[0m\nbuilt\n\
+             \x1b[31m[async-task async_2] failed (exit_code=7)\x1b[0m\n{cut}…\n\
+             \x1b[36m[async-task async_3] completed (exit_code=0)\x1b[0m\n"
+        )
+    );
 }
