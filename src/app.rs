@@ -21,6 +21,13 @@ fn parse() -> Result<Cli, i32> {
         Ok(c) => Ok(c),
         Err(e) => {
             use clap::error::{ContextKind, ErrorKind};
+            // `--inject --help`: a flag that wants a value, asked for help. Show the help
+            // (which documents the flag) rather than "a value is required".
+            if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
+                use clap::CommandFactory;
+                let _ = Cli::command().print_long_help();
+                return Err(EXIT_OK);
+            }
             match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
                     let _ = e.print();

@@ -330,12 +330,14 @@ fn buffered_path_form_is_resolved_by_the_drain() {
 #[test]
 fn inject_help_says_old_shell_agents_drop_user_notify() {
     let env = Env::new();
-    let o = env.run(&["--help"]);
-    expect_code(&o, 0);
-    let out = stdout(&o);
-    let at = out.find("--inject <TEXT>").expect("--inject in --help");
-    assert!(
-        out[at..].contains("4.2.11-4.2.13 era drops the frame silently"),
-        "{out}"
-    );
+    for args in [&["--help"][..], &["--inject", "--help"][..]] {
+        let o = env.run(args);
+        expect_code(&o, 0);
+        let out = stdout(&o);
+        let at = out.find("--inject <TEXT>").expect("--inject in --help");
+        assert!(
+            out[at..].contains("4.2.11-4.2.13 era drops the frame silently"),
+            "{args:?}: {out}"
+        );
+    }
 }
