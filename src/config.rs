@@ -12,11 +12,88 @@ pub enum ConfigError {
     Fatal(String),
 }
 
-/// Output mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Output mode (`--output-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     Human,
     StreamJson,
+}
+
+/// Reasoning effort (`--effort`, `EFFORT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Effort {
+    Low,
+    Medium,
+    High,
+    Xhigh,
+    Max,
+}
+
+impl Effort {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+            Effort::Xhigh => "xhigh",
+            Effort::Max => "max",
+        }
+    }
+}
+
+/// Thinking mode (`--thinking`, `THINKING`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Thinking {
+    Adaptive,
+    Enabled,
+    Disabled,
+}
+
+impl Thinking {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Thinking::Adaptive => "adaptive",
+            Thinking::Enabled => "enabled",
+            Thinking::Disabled => "disabled",
+        }
+    }
+}
+
+/// A closed-set value from the environment (flags are parsed by clap before anything
+/// else runs); a bad value is a usage error naming the variable.
+fn env_enum<T: clap::ValueEnum>(name: &str) -> Result<Option<T>, ConfigError> {
+    match env(name) {
+        None => Ok(None),
+        Some(v) => T::from_str(v.trim(), false)
+            .map(Some)
+            .map_err(|_| ConfigError::Usage(format!("Invalid {name}: {v}"))),
+    }
+}
+
+/// clap value parser of the `k|m|g` count flags: checked at parse time, kept as text.
+pub fn count_flag(s: &str) -> Result<String, String> {
+    parse_count_suffix(s)
+        .map(|_| s.to_string())
+        .ok_or_else(|| s.to_string())
+}
+
+/// clap value parser of the plain integer flags: checked at parse time, kept as text.
+pub fn int_flag(s: &str) -> Result<String, String> {
+    s.trim()
+        .parse::<u64>()
+        .map(|_| s.to_string())
+        .map_err(|_| s.to_string())
+}
+
+/// The message for a flag value clap rejected: `Invalid --flag: value`, with the
+/// accepted values of a closed set.
+pub fn invalid_flag_message(arg: &str, value: &str, valid: &[String]) -> String {
+    let flag = arg.split_whitespace().next().unwrap_or(arg);
+    if valid.is_empty() {
+        format!("Invalid {flag}: {value}")
+    } else {
+        format!("Invalid {flag}: {value} (expected {})", valid.join("|"))
+    }
 }
 
 /// Everything a run needs besides the session.
@@ -130,14 +207,18 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
     if base_url.is_empty() {
         base_url = kind.default_base_url().into();
     }
-    let output = match (o.print, o.output_format.as_deref()) {
-        (true, _) | (_, Some("stream-json")) => OutputFormat::StreamJson,
-        (_, None) | (_, Some("human")) => OutputFormat::Human,
-        (_, Some(other)) => {
-            return Err(ConfigError::Usage(format!(
-                "Invalid --output-format: {other} (expected human|stream-json)"
-            )))
-        }
+    let output = if o.print {
+        OutputFormat::StreamJson
+    } else {
+        o.output_format.unwrap_or(OutputFormat::Human)
+    };
+    let effort = match o.effort {
+        Some(e) => Some(e),
+        None => env_enum::<Effort>("EFFORT")?,
+    };
+    let thinking = match o.thinking {
+        Some(t) => Some(t),
+        None => env_enum::<Thinking>("THINKING")?,
     };
     let vision = match o.vision.clone().or_else(|| env("AGENT_VISION")).as_deref() {
         None | Some("off") => false,
@@ -154,16 +235,8 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, ConfigError> {
         api_key,
         base_url: base_url.trim_end_matches('/').to_string(),
         max_tokens: num_flag(&o.max_tokens, "--max-tokens", 16384, true)?,
-        effort: o
-            .effort
-            .clone()
-            .or_else(|| env("EFFORT"))
-            .unwrap_or_else(|| "high".into()),
-        thinking: o
-            .thinking
-            .clone()
-            .or_else(|| env("THINKING"))
-            .unwrap_or_else(|| "adaptive".into()),
+        effort,
+        thinking,
         verbose: o.verbose,
     };
     Ok(Config {

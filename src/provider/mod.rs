@@ -4,6 +4,7 @@
 //! Entry point: [`stream`]. It blocks, calls `on_event` for every event in order, and
 //! always ends with either `Stop` (after `Usage`) or `Error` — a stream that ends without
 //! its terminal event is an `Error("Stream interrupted …")`, never a silent success.
+pub use crate::config::{Effort, Thinking};
 use crate::session::stats::Usage;
 use crate::util::cancel::Cancel;
 
@@ -60,10 +61,11 @@ pub struct ProviderConfig {
     /// Base URL without the endpoint suffix (e.g. `http://127.0.0.1:8080/v1` for claude).
     pub base_url: String,
     pub max_tokens: u64,
-    /// low|medium|high|xhigh|max
-    pub effort: String,
-    /// adaptive|enabled|disabled
-    pub thinking: String,
+    /// `None`: not asked for (official APIs then get `high`; other servers get no
+    /// reasoning fields, since gateways reject parameters their backend lacks).
+    pub effort: Option<Effort>,
+    /// `None`: not asked for (official APIs then get `adaptive`; see `effort`).
+    pub thinking: Option<Thinking>,
     pub verbose: bool,
 }
 
