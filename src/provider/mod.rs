@@ -70,7 +70,7 @@ pub struct ProviderConfig {
 }
 
 /// One LLM request.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
     pub system: &'a str,
     /// conversation.jsonl lines (each a JSON object), in order.
@@ -111,6 +111,9 @@ pub struct CallInfo {
     pub elapsed_ms: u64,
     pub first_token_ms: Option<u64>,
     pub retries: u32,
+    /// The server reported no usage: the figures in `Usage` were estimated from the
+    /// bytes sent and received.
+    pub usage_estimated: bool,
 }
 
 pub mod anthropic;
