@@ -3,9 +3,9 @@
 //! Text and thinking deltas stream live; a tool_use block is emitted once it is complete,
 //! with the raw accumulated `partial_json` (possibly empty: the caller validates). Some
 //! gateways (LiteLLM) open one tool_use block per argument fragment, all with the same
-//! id: consecutive blocks sharing an id are one call, their fragments joined in order, so
-//! a closed block is held until the next block or the end of the message shows it
-//! complete. Usage comes
+//! id: consecutive blocks sharing an id are one call, their fragments joined in order. A
+//! closed block whose input is not yet one whole JSON value is held until the next block
+//! or the end of the message shows whether it continues. Usage comes
 //! from `message_start` and `message_delta`; `message_stop` is the terminal event.
 use super::norm::{num, text, Flow};
 use super::StreamEvent;
@@ -86,7 +86,12 @@ impl super::norm::Normaliser for Normaliser {
             "content_block_stop" => {
                 if let Some(t) = self.tool.take() {
                     flush(self.held.take(), out);
-                    self.held = Some(t);
+                    if complete_json(&t.2) {
+                        // A whole input cannot continue in a next block: run it now.
+                        flush(Some(t), out);
+                    } else {
+                        self.held = Some(t);
+                    }
                 }
             }
             "message_delta" => {
@@ -148,6 +153,11 @@ impl super::norm::Normaliser for Normaliser {
     fn pending_bytes(&self) -> usize {
         self.tool.as_ref().map_or(0, |t| t.2.len()) + self.held.as_ref().map_or(0, |t| t.2.len())
     }
+}
+
+/// Non-empty input that parses as one JSON value (a fragment never does).
+fn complete_json(s: &str) -> bool {
+    !s.trim().is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok()
 }
 
 /// Emit a completed tool call.
