@@ -80,6 +80,14 @@ pub struct Step {
     /// Fault: an in-stream error event (`overloaded_error` for Anthropic) right at the start.
     #[serde(default)]
     pub sse_error: bool,
+    /// Replay of a real server: the body written verbatim, a string per write, a number
+    /// a pause in milliseconds (keep-alives, stalls). Replaces the generated stream.
+    #[serde(default)]
+    pub raw: Option<Vec<Value>>,
+    /// Wait this long before sending the response headers (a gateway in front of a slow
+    /// prefill sends nothing until the first token).
+    #[serde(default)]
+    pub head_delay_ms: u64,
 }
 
 impl Step {
