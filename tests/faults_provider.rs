@@ -257,14 +257,14 @@ fn refused_connection_is_reported_at_once_exit_1() {
     let (code, err, _) = run_agent(&env, &base, "claude", &["--session", "r", "hello?"]);
     assert_eq!(code, 1, "{err}");
     assert_no_panic(&err);
-    let want = format!(
-        "cannot connect to {base}/messages: connection refused (is the server running?)"
-    );
+    let want =
+        format!("cannot connect to {base}/messages: connection refused (is the server running?)");
     assert!(err.contains(&want), "{err}");
     let evs = events(&env.session_dir("r").join("events.jsonl"));
     assert_eq!(types(&evs).iter().filter(|t| *t == "retry").count(), 0);
     assert!(
-        evs.iter().any(|e| e["type"] == "error" && e["message"] == want.as_str()),
+        evs.iter()
+            .any(|e| e["type"] == "error" && e["message"] == want.as_str()),
         "{evs:?}"
     );
     session_still_valid(&env, "claude", "r");

@@ -35,16 +35,30 @@ fn run(args: &[&str], stdin: &str) -> (i32, String, tempfile::TempDir) {
 fn no_session_folder(home: &std::path::Path) {
     let projects = home.join("projects");
     let n = std::fs::read_dir(&projects).map(|d| d.count()).unwrap_or(0);
-    assert_eq!(n, 0, "a session folder was created under {}", projects.display());
+    assert_eq!(
+        n,
+        0,
+        "a session folder was created under {}",
+        projects.display()
+    );
 }
 
 #[test]
 fn every_numeric_and_enumerated_flag_is_checked_first() {
     let cases: &[(&[&str], &str)] = &[
-        (&["--max-context", "invalid"], "Error: Invalid --max-context: invalid"),
-        (&["--max-tokens", "1.5k"], "Error: Invalid --max-tokens: 1.5k"),
+        (
+            &["--max-context", "invalid"],
+            "Error: Invalid --max-context: invalid",
+        ),
+        (
+            &["--max-tokens", "1.5k"],
+            "Error: Invalid --max-tokens: 1.5k",
+        ),
         (&["--max-turns", "many"], "Error: Invalid --max-turns: many"),
-        (&["--tool-timeout", "10s"], "Error: Invalid --tool-timeout: 10s"),
+        (
+            &["--tool-timeout", "10s"],
+            "Error: Invalid --tool-timeout: 10s",
+        ),
         (
             &["--effort", "extreme"],
             "Error: Invalid --effort: extreme (expected low|medium|high|xhigh|max)",

@@ -20,22 +20,21 @@ fn sse(name: &str, data: &str) -> String {
 fn litellm_fragmented_tool_stream() -> Vec<serde_json::Value> {
     let id = "call_9c2f1e7a4b6d4e0f8a1b2c3d";
     let mut v = vec![
-        sse("message_start", r#"{"type":"message_start","message":{"id":"chatcmpl-1","type":"message","role":"assistant","content":[],"model":"smollm2-tools","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}"#),
-        sse("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
-        sse("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+        sse(
+            "message_start",
+            r#"{"type":"message_start","message":{"id":"chatcmpl-1","type":"message","role":"assistant","content":[],"model":"smollm2-tools","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}"#,
+        ),
+        sse(
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        ),
+        sse(
+            "content_block_stop",
+            r#"{"type":"content_block_stop","index":0}"#,
+        ),
     ];
     let fragments = [
-        "{\"",
-        "command",
-        "\":",
-        " \"",
-        "echo",
-        " hi",
-        " >",
-        " out",
-        ".txt",
-        "\"",
-        "}",
+        "{\"", "command", "\":", " \"", "echo", " hi", " >", " out", ".txt", "\"", "}",
     ];
     for (i, f) in fragments.iter().enumerate() {
         let idx = i + 1;
@@ -179,9 +178,14 @@ fn unsupported_parameter_400_is_retried_once_without_optional_fields_and_remembe
         assert_eq!(recs.len(), 3, "{kind:?}: the later call goes lean at once");
         let has_reasoning = |i: usize| {
             let b = recs[i]["body"].to_string();
-            ["\"thinking\"", "\"reasoning_effort\"", "\"reasoning\"", "\"output_config\""]
-                .iter()
-                .any(|f| b.contains(f))
+            [
+                "\"thinking\"",
+                "\"reasoning_effort\"",
+                "\"reasoning\"",
+                "\"output_config\"",
+            ]
+            .iter()
+            .any(|f| b.contains(f))
         };
         assert!(has_reasoning(0), "{kind:?}");
         assert!(!has_reasoning(1), "{kind:?}");
@@ -191,7 +195,8 @@ fn unsupported_parameter_400_is_retried_once_without_optional_fields_and_remembe
 
 #[test]
 fn a_400_for_other_reasons_is_not_retried() {
-    let mock = Mock::start(r#"[{"status": 400, "message": "prompt is too long"}, {"text": "never"}]"#);
+    let mock =
+        Mock::start(r#"[{"status": 400, "message": "prompt is too long"}, {"text": "never"}]"#);
     let (ev, _) = run(
         &mock.cfg(ProviderKind::OpenAi),
         &[user("x")],
@@ -212,7 +217,10 @@ fn a_stream_without_usage_gets_an_estimate() {
     };
     let raw = vec![
         chunk(r#"{"role":"assistant"}"#, "null"),
-        chunk(r#"{"content":"Hello there, how can I help you today?"}"#, "null"),
+        chunk(
+            r#"{"content":"Hello there, how can I help you today?"}"#,
+            "null",
+        ),
         chunk("{}", "\"stop\""),
         "data: [DONE]\r\n\r\n".to_string(),
     ];
@@ -257,7 +265,11 @@ fn an_empty_200_is_reported_in_each_providers_words() {
         let (ev, _) = run(&mock.cfg(kind), &[user("x")], &fast_opts(), &Cancel::new());
         let e = errors(&ev);
         assert_eq!(e.len(), 1, "{kind:?}: {ev:?}");
-        assert!(e[0].contains("the server sent an empty response"), "{}", e[0]);
+        assert!(
+            e[0].contains("the server sent an empty response"),
+            "{}",
+            e[0]
+        );
         let terminal = match kind {
             ProviderKind::Claude => "message_stop",
             ProviderKind::OpenAi => "[DONE]",
@@ -384,7 +396,11 @@ fn a_slow_first_byte_inside_the_limit_is_waited_for() {
         &opts,
         &Cancel::new(),
     );
-    assert_eq!(ev.last(), Some(&StreamEvent::Stop("end_turn".into())), "{ev:?}");
+    assert_eq!(
+        ev.last(),
+        Some(&StreamEvent::Stop("end_turn".into())),
+        "{ev:?}"
+    );
     assert_eq!(info.retries, 0);
 }
 
@@ -402,7 +418,16 @@ fn verbose_says_when_optional_fields_are_dropped() {
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
         .env_remove("DEEPSEEK_API_KEY")
-        .args(["-v", "-p", "openai", "--base-url", &mock.url, "--effort", "low", "hi"])
+        .args([
+            "-v",
+            "-p",
+            "openai",
+            "--base-url",
+            &mock.url,
+            "--effort",
+            "low",
+            "hi",
+        ])
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();

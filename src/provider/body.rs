@@ -41,9 +41,7 @@ pub(crate) fn thinking_mode(cfg: &ProviderConfig, req: &Request) -> Option<Think
     }
     let mode = match cfg.thinking {
         Some(t) => t,
-        None if cfg.effort.is_some() || is_official(cfg.kind, &cfg.base_url) => {
-            Thinking::Adaptive
-        }
+        None if cfg.effort.is_some() || is_official(cfg.kind, &cfg.base_url) => Thinking::Adaptive,
         None => return None,
     };
     (mode != Thinking::Disabled).then_some(mode)

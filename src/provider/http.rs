@@ -193,7 +193,6 @@ pub fn run_with(
 #[derive(Default)]
 struct Accounting {
     sent: usize,
-    received: usize,
     estimated: bool,
 }
 
@@ -314,8 +313,7 @@ fn attempt(
                 usage = estimate_usage(acc.sent, sink.received);
                 acc.estimated = true;
             }
-            acc.received = sink.received;
-            let secs = first_byte.map(|t| t.elapsed().as_secs_f64()).unwrap_or(0.0);
+                    let secs = first_byte.map(|t| t.elapsed().as_secs_f64()).unwrap_or(0.0);
             let speed = if secs > 0.0 {
                 (usage.output as f64 / secs) as u64
             } else {
@@ -385,7 +383,7 @@ fn timed_out(
 
 fn secs(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         (ms / 1000).to_string()
     } else {
         format!("{:.1}", ms as f64 / 1000.0)

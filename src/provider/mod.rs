@@ -70,7 +70,7 @@ pub struct ProviderConfig {
 }
 
 /// One LLM request.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Request<'a> {
     pub system: &'a str,
     /// conversation.jsonl lines (each a JSON object), in order.
