@@ -363,3 +363,73 @@ mod strict_tests {
             .contains(r#""thinking":{"type":"enabled","budget_tokens":1024}"#));
     }
 }
+
+#[cfg(test)]
+mod reasoning_tests {
+    use super::*;
+
+    fn body(kind: ProviderKind, base: &str, effort: Option<Effort>, t: Option<Thinking>) -> String {
+        let mut c = super::tests::cfg(kind, "");
+        c.base_url = base.into();
+        c.effort = effort;
+        c.thinking = t;
+        let msgs = vec![r#"{"role":"user","content":"x"}"#.to_string()];
+        let req = Request {
+            system: "s",
+            messages: &msgs,
+            tools_json: "",
+            disable_thinking: false,
+        };
+        build_body(kind, &c, &req)
+    }
+
+    fn has_reasoning(b: &str) -> bool {
+        [
+            "\"thinking\"",
+            "\"output_config\"",
+            "\"reasoning_effort\"",
+            "\"reasoning\"",
+        ]
+        .iter()
+        .any(|f| b.contains(f))
+    }
+
+    #[test]
+    fn defaults_reach_official_apis_only() {
+        for (kind, official) in [
+            (ProviderKind::Claude, "https://api.anthropic.com/v1"),
+            (ProviderKind::OpenAi, "https://api.openai.com/v1"),
+            (ProviderKind::Responses, "https://api.deepseek.com"),
+        ] {
+            assert!(is_official(kind, official));
+            assert!(has_reasoning(&body(kind, official, None, None)), "{kind:?}");
+            let local = "http://127.0.0.1:4000/v1";
+            assert!(!is_official(kind, local));
+            assert!(!has_reasoning(&body(kind, local, None, None)), "{kind:?}");
+            // Asked for: sent anywhere; disabled: sent nowhere.
+            assert!(has_reasoning(&body(kind, local, Some(Effort::Low), None)));
+            assert!(has_reasoning(&body(
+                kind,
+                local,
+                None,
+                Some(Thinking::Adaptive)
+            )));
+            assert!(!has_reasoning(&body(
+                kind,
+                local,
+                Some(Effort::Low),
+                Some(Thinking::Disabled)
+            )));
+            assert!(!has_reasoning(&body(
+                kind,
+                official,
+                None,
+                Some(Thinking::Disabled)
+            )));
+        }
+        assert!(
+            body(ProviderKind::Claude, "http://h/v1", Some(Effort::Low), None)
+                .contains(r#""output_config":{"effort":"low"}"#)
+        );
+    }
+}
