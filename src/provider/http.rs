@@ -313,6 +313,7 @@ fn attempt(
                 usage = estimate_usage(acc.sent, sink.received);
                 acc.estimated = true;
             }
+            super::set_last_usage_estimated(acc.estimated);
             let secs = first_byte.map(|t| t.elapsed().as_secs_f64()).unwrap_or(0.0);
             let speed = if secs > 0.0 {
                 (usage.output as f64 / secs) as u64

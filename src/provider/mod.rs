@@ -126,6 +126,21 @@ pub mod retry;
 pub mod sse;
 pub mod transport;
 
+/// Whether the latest call of this process that reported usage had it estimated (the
+/// server streamed none): `/status` marks its figures. Not in stats.json, whose keys
+/// other programs read.
+static LAST_USAGE_ESTIMATED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// See [`LAST_USAGE_ESTIMATED`].
+pub fn last_usage_estimated() -> bool {
+    LAST_USAGE_ESTIMATED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+pub(crate) fn set_last_usage_estimated(v: bool) {
+    LAST_USAGE_ESTIMATED.store(v, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Run one streaming call. Blocks until the stream ends, fails, or `cancel` fires (then
 /// it returns promptly without a terminal event; the caller logs `stop interrupted`).
 pub fn stream(
