@@ -14,49 +14,22 @@ fn sse(name: &str, data: &str) -> String {
     format!("event: {name}\ndata: {data}\n\n")
 }
 
-/// The Anthropic stream LiteLLM 1.108 (`/v1/messages` in front of llama.cpp with a forced
-/// Bash tool) produced: one `tool_use` block per argument fragment, every block with the
-/// same id and name, each closed before the next opens.
+/// The Anthropic stream LiteLLM 1.108.7 (`/v1/messages`, `model: llamafile/…`) made of
+/// llama.cpp-style chat deltas that repeat the call's id and name in every fragment,
+/// captured byte for byte: one `tool_use` block per argument fragment, all with the same
+/// id and name, each closed before the next opens.
 fn litellm_fragmented_tool_stream() -> Vec<serde_json::Value> {
-    let id = "call_9c2f1e7a4b6d4e0f8a1b2c3d";
-    let mut v = vec![
-        sse(
-            "message_start",
-            r#"{"type":"message_start","message":{"id":"chatcmpl-1","type":"message","role":"assistant","content":[],"model":"smollm2-tools","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}"#,
-        ),
-        sse(
-            "content_block_start",
-            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
-        ),
-        sse(
-            "content_block_stop",
-            r#"{"type":"content_block_stop","index":0}"#,
-        ),
-    ];
-    let fragments = [
-        "{\"", "command", "\":", " \"", "echo", " hi", " >", " out", ".txt", "\"", "}",
-    ];
-    for (i, f) in fragments.iter().enumerate() {
-        let idx = i + 1;
-        v.push(sse(
-            "content_block_start",
-            &format!(r#"{{"type":"content_block_start","index":{idx},"content_block":{{"type":"tool_use","id":"{id}","name":"Bash","input":{{}}}}}}"#),
-        ));
-        v.push(sse(
-            "content_block_delta",
-            &format!(
-                r#"{{"type":"content_block_delta","index":{idx},"delta":{{"type":"input_json_delta","partial_json":{}}}}}"#,
-                serde_json::to_string(f).unwrap()
-            ),
-        ));
-        v.push(sse(
-            "content_block_stop",
-            &format!(r#"{{"type":"content_block_stop","index":{idx}}}"#),
-        ));
-    }
-    v.push(sse("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":512,"output_tokens":21}}"#));
-    v.push(sse("message_stop", r#"{"type":"message_stop"}"#));
-    v.into_iter().map(serde_json::Value::String).collect()
+    let captured = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/litellm-1.108.7-anthropic-tool-fragments.sse"
+    ))
+    .unwrap();
+    assert_eq!(captured.matches("event: content_block_start").count(), 8);
+    // One write per SSE event, as the proxy flushed them.
+    captured
+        .split_inclusive("\n\n")
+        .map(|e| serde_json::Value::String(e.to_string()))
+        .collect()
 }
 
 fn script_raw(raw: Vec<serde_json::Value>) -> String {
@@ -89,8 +62,8 @@ fn litellm_tool_use_fragments_sharing_an_id_are_one_call() {
         calls,
         vec![&StreamEvent::ToolCall {
             name: "Bash".into(),
-            id: "call_9c2f1e7a4b6d4e0f8a1b2c3d".into(),
-            input_raw: r#"{"command": "echo hi > out.txt"}"#.into(),
+            id: "call_abc".into(),
+            input_raw: r#"{"command": "echo hi"}"#.into(),
         }],
         "{ev:?}"
     );
@@ -153,7 +126,8 @@ fn default_flags_send_no_reasoning_fields_to_a_local_server() {
     }
 }
 
-const LITELLM_400: &str = "litellm.UnsupportedParamsError: openai does not support parameters: ['reasoning_effort', 'thinking'], for model=smollm2. To drop these, set `litellm.drop_params=True` or for proxy:\n\n`litellm_settings:\n drop_params: true`\n";
+/// LiteLLM 1.108.7's message for reasoning fields its `llamafile/` backend lacks.
+const LITELLM_400: &str = "litellm.UnsupportedParamsError: llamafile does not support parameters: ['reasoning_effort', 'thinking'], for model=smollm2. To drop these, set `litellm.drop_params=True` or for proxy:\n\n`litellm_settings:\n drop_params: true`\n. \n If you want to use these params dynamically send allowed_openai_params=['reasoning_effort', 'thinking'] in your request.\n\nLiteLLM: model group 'smollm2' failed with the error above. No fallback was attempted.";
 
 #[test]
 fn unsupported_parameter_400_is_retried_once_without_optional_fields_and_remembered() {
