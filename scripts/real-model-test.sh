@@ -147,6 +147,12 @@ model_list:
       model: llamafile/smollm2
       api_base: http://127.0.0.1:$LLAMA_PORT/v1
       tool_choice: {"type": "function", "function": {"name": "Bash"}}
+  # On /v1/messages LiteLLM reads tool_choice in Anthropic's form.
+  - model_name: smollm2-bash-anthropic
+    litellm_params:
+      model: llamafile/smollm2
+      api_base: http://127.0.0.1:$LLAMA_PORT/v1
+      tool_choice: {"type": "tool", "name": "Bash"}
 general_settings:
   master_key: $MASTER_KEY
 EOF
@@ -180,7 +186,7 @@ agent() {
   ERR=$(cat "$WORK/$name.err")
 }
 
-session_dir() { find "$BASH_AGENT_HOME/projects" -mindepth 2 -maxdepth 2 -type d -name "$1" | head -1; }
+session_dir() { find "$BASH_AGENT_HOME/.bash-agent/projects" -mindepth 2 -maxdepth 2 -type d -name "$1" 2>/dev/null | head -1; }
 
 # roles SESSION: the conversation's roles, one letter a line (u/a).
 roles() {
@@ -234,10 +240,10 @@ done
 # and the turn ends at the limit (exit 1) after the tool ran.
 for path in claude openai; do
   case $path in
-    claude) args=("${VIA_CLAUDE[@]}") ;;
-    openai) args=("${VIA_OPENAI[@]}") ;;
+    claude) args=("${VIA_CLAUDE[@]}" -m smollm2-bash-anthropic) ;;
+    openai) args=("${VIA_OPENAI[@]}" -m smollm2-bash) ;;
   esac
-  agent "tool-$path" "${args[@]}" -m smollm2-bash --max-turns 1 --session "t-$path" \
+  agent "tool-$path" "${args[@]}" --max-turns 1 --session "t-$path" \
     "Run this shell command: echo hello"
   d=$(session_dir "t-$path")
   calls=$(grep -c '"type":"tool_call"' "$d/events.jsonl" 2>/dev/null)
