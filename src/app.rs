@@ -41,6 +41,19 @@ fn parse() -> Result<Cli, i32> {
                     print_error(&format!("Unknown option: {arg}"));
                     Err(EXIT_USAGE)
                 }
+                ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
+                    let ctx = |k| e.get(k).map(|v| v.to_string()).unwrap_or_default();
+                    let valid = match e.get(ContextKind::ValidValue) {
+                        Some(clap::error::ContextValue::Strings(v)) => v.clone(),
+                        _ => Vec::new(),
+                    };
+                    print_error(&crate::config::invalid_flag_message(
+                        &ctx(ContextKind::InvalidArg),
+                        &ctx(ContextKind::InvalidValue),
+                        &valid,
+                    ));
+                    Err(EXIT_USAGE)
+                }
                 _ => {
                     let _ = e.print();
                     Err(EXIT_USAGE)

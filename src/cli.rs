@@ -38,32 +38,32 @@ pub struct Opts {
     #[arg(long, global = true)]
     pub api_key: Option<String>,
     /// Max output tokens per call (k/m/g suffixes).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = crate::options::count_flag)]
     pub max_tokens: Option<String>,
     /// LLM calls per turn.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = crate::options::int_flag)]
     pub max_turns: Option<String>,
     /// Compaction threshold in tokens (k/m/g suffixes).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = crate::options::count_flag)]
     pub max_context: Option<String>,
     /// Foreground Bash timeout in seconds.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = crate::options::int_flag)]
     pub tool_timeout: Option<String>,
     /// Load a skill's SKILL.md into the prompt (repeatable).
     #[arg(long, global = true)]
     pub skill: Vec<String>,
     /// low|medium|high|xhigh|max
-    #[arg(long, global = true)]
-    pub effort: Option<String>,
+    #[arg(long, global = true, value_enum)]
+    pub effort: Option<crate::options::Effort>,
     /// adaptive|enabled|disabled
-    #[arg(long, global = true)]
-    pub thinking: Option<String>,
+    #[arg(long, global = true, value_enum)]
+    pub thinking: Option<crate::options::Thinking>,
     /// on|off: attach pasted PNGs natively (accepted for compatibility).
     #[arg(long, global = true)]
     pub vision: Option<String>,
     /// human|stream-json
-    #[arg(long, global = true)]
-    pub output_format: Option<String>,
+    #[arg(long, global = true, value_enum)]
+    pub output_format: Option<crate::options::OutputFormat>,
     /// Same as --output-format stream-json.
     #[arg(long, global = true)]
     pub print: bool,

@@ -2,13 +2,29 @@
 //! numeric limits, from flags and environment. Errors carry the reference's wording.
 use crate::cli::Opts;
 use crate::error::Error;
+use crate::options::{parse_count_suffix, Effort, OutputFormat, Thinking};
 use crate::provider::{ProviderConfig, ProviderKind};
 
-/// Output mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
-    Human,
-    StreamJson,
+/// A closed-set value from the environment (flags are parsed by clap before anything
+/// else runs); a bad value is a usage error naming the variable.
+fn env_enum<T: clap::ValueEnum>(name: &str) -> Result<Option<T>, Error> {
+    match env(name) {
+        None => Ok(None),
+        Some(v) => T::from_str(v.trim(), false)
+            .map(Some)
+            .map_err(|_| Error::Usage(format!("Invalid {name}: {v}"))),
+    }
+}
+
+/// The message for a flag value clap rejected: `Invalid --flag: value`, with the
+/// accepted values of a closed set.
+pub fn invalid_flag_message(arg: &str, value: &str, valid: &[String]) -> String {
+    let flag = arg.split_whitespace().next().unwrap_or(arg);
+    if valid.is_empty() {
+        format!("Invalid {flag}: {value}")
+    } else {
+        format!("Invalid {flag}: {value} (expected {})", valid.join("|"))
+    }
 }
 
 /// Everything a run needs besides the session.
@@ -27,24 +43,6 @@ pub struct Config {
     pub vision: bool,
     /// `--sandbox`, `--add-dir`, `--no-network` (or BASH_AGENT_SANDBOX).
     pub sandbox: crate::sandbox::Settings,
-}
-
-/// `digits[k|m|g]`, case-insensitive, decimal multipliers.
-pub fn parse_count_suffix(s: &str) -> Option<u64> {
-    let t = s.trim();
-    if t.is_empty() {
-        return None;
-    }
-    let (num, mul) = match t.as_bytes()[t.len() - 1].to_ascii_lowercase() {
-        b'k' => (&t[..t.len() - 1], 1_000u64),
-        b'm' => (&t[..t.len() - 1], 1_000_000),
-        b'g' => (&t[..t.len() - 1], 1_000_000_000),
-        _ => (t, 1),
-    };
-    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    num.parse::<u64>().ok()?.checked_mul(mul)
 }
 
 /// `^[0-7]{4}$` → bits, else 0 (fail closed).
@@ -119,14 +117,18 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
     if base_url.is_empty() {
         base_url = kind.default_base_url().into();
     }
-    let output = match (o.print, o.output_format.as_deref()) {
-        (true, _) | (_, Some("stream-json")) => OutputFormat::StreamJson,
-        (_, None) | (_, Some("human")) => OutputFormat::Human,
-        (_, Some(other)) => {
-            return Err(Error::Usage(format!(
-                "Invalid --output-format: {other} (expected human|stream-json)"
-            )))
-        }
+    let output = if o.print {
+        OutputFormat::StreamJson
+    } else {
+        o.output_format.unwrap_or(OutputFormat::Human)
+    };
+    let effort = match o.effort {
+        Some(e) => Some(e),
+        None => env_enum::<Effort>("EFFORT")?,
+    };
+    let thinking = match o.thinking {
+        Some(t) => Some(t),
+        None => env_enum::<Thinking>("THINKING")?,
     };
     let vision = match o.vision.clone().or_else(|| env("AGENT_VISION")).as_deref() {
         None | Some("off") => false,
@@ -143,16 +145,8 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
         api_key,
         base_url: base_url.trim_end_matches('/').to_string(),
         max_tokens: num_flag(&o.max_tokens, "--max-tokens", 16384, true)?,
-        effort: o
-            .effort
-            .clone()
-            .or_else(|| env("EFFORT"))
-            .unwrap_or_else(|| "high".into()),
-        thinking: o
-            .thinking
-            .clone()
-            .or_else(|| env("THINKING"))
-            .unwrap_or_else(|| "adaptive".into()),
+        effort,
+        thinking,
         verbose: o.verbose,
     };
     Ok(Config {

@@ -16,6 +16,7 @@ pub mod error;
 pub mod history;
 pub mod ipc;
 pub mod mock;
+pub mod options;
 pub mod protocol;
 pub mod provider;
 pub mod sandbox;

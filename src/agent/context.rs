@@ -126,11 +126,14 @@ pub fn child_args(cfg: &Config) -> Vec<String> {
         cfg.max_context.to_string(),
         "--tool-timeout".into(),
         cfg.tool_timeout.to_string(),
-        "--effort".into(),
-        p.effort.clone(),
-        "--thinking".into(),
-        p.thinking.clone(),
     ];
+    // Only what was asked for: a local server may reject reasoning fields it does not know.
+    if let Some(e) = p.effort {
+        a.extend(["--effort".to_string(), e.as_str().to_string()]);
+    }
+    if let Some(t) = p.thinking {
+        a.extend(["--thinking".to_string(), t.as_str().to_string()]);
+    }
     for s in &cfg.skills {
         a.push("--skill".into());
         a.push(s.clone());

@@ -37,7 +37,7 @@ fn status(rt: &AgentCtx) -> String {
         .map(|c| format!("${c:.4}"))
         .unwrap_or_else(|| "unknown (no price for this model)".into());
     format!(
-        "session   {}\nfolder    {}\nmodel     {} ({})\nturns     {}\nrequests  {} agent, {} compact, {} sub-agent\ntokens    in {} (cache read {}, cache write {}), out {}\ncontext   {} / {} tokens\nspeed     {} tok/s (last call)\ncost      {}\n",
+        "session   {}\nfolder    {}\nmodel     {} ({})\nturns     {}\nrequests  {} agent, {} compact, {} sub-agent\ntokens    in {} (cache read {}, cache write {}), out {}\ncontext   {} / {} tokens{}\nspeed     {} tok/s (last call)\ncost      {}\n",
         rt.session.id,
         rt.session.dir.display(),
         p.model,
@@ -52,6 +52,11 @@ fn status(rt: &AgentCtx) -> String {
         thousands(s.total_output_tokens),
         thousands(s.current_context_tokens),
         thousands(rt.cfg.max_context),
+        if crate::provider::last_usage_estimated() {
+            " (estimated: the server reports no usage)"
+        } else {
+            ""
+        },
         s.last_call_speed_tok_per_sec,
         cost
     )

@@ -92,6 +92,14 @@ pub struct Step {
     /// while the request is in flight).
     #[serde(default)]
     pub append: Option<AppendLine>,
+    /// Replay of a real server: the body written verbatim, a string per write, a number
+    /// a pause in milliseconds (keep-alives, stalls). Replaces the generated stream.
+    #[serde(default)]
+    pub raw: Option<Vec<Value>>,
+    /// Wait this long before sending the response headers (a gateway in front of a slow
+    /// prefill sends nothing until the first token).
+    #[serde(default)]
+    pub head_delay_ms: u64,
 }
 
 impl Step {

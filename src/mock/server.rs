@@ -237,13 +237,27 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
         let msg = step.message.as_deref().unwrap_or("mock fault");
         return simple(out, status, &wire.error_body(status, msg), step.retry_after);
     }
+    if step.head_delay_ms > 0 {
+        std::thread::sleep(Duration::from_millis(step.head_delay_ms));
+    }
     out.write_all(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n",
     )?;
     out.flush()?;
-    for f in frames(wire, &step) {
+    let all = match &step.raw {
+        Some(raw) => raw
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Frame::Sse(s.clone()),
+                other => Frame::Pause(other.as_u64().unwrap_or(0)),
+            })
+            .collect(),
+        None => frames(wire, &step),
+    };
+    for f in all {
         match f {
             Frame::Pause(ms) => std::thread::sleep(Duration::from_millis(ms)),
+            Frame::Sse(s) if s.is_empty() => {} // a zero-size chunk would end the body
             Frame::Sse(s) => {
                 write!(out, "{:x}\r\n", s.len())?;
                 out.write_all(s.as_bytes())?;

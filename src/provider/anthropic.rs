@@ -1,7 +1,11 @@
 //! Anthropic Messages stream normaliser (the common parser the others are modelled on).
 //!
-//! Text and thinking deltas stream live; a tool_use block is emitted when it closes, with
-//! the raw accumulated `partial_json` (possibly empty: the caller validates). Usage comes
+//! Text and thinking deltas stream live; a tool_use block is emitted once it is complete,
+//! with the raw accumulated `partial_json` (possibly empty: the caller validates). Some
+//! gateways (LiteLLM) open one tool_use block per argument fragment, all with the same
+//! id: consecutive blocks sharing an id are one call, their fragments joined in order. A
+//! closed block whose input is not yet one whole JSON value is held until the next block
+//! or the end of the message shows whether it continues. Usage comes
 //! from `message_start` and `message_delta`; `message_stop` is the terminal event.
 use super::norm::{num, text, Flow};
 use super::StreamEvent;
@@ -12,6 +16,8 @@ use serde_json::Value;
 pub struct Normaliser {
     /// The open tool_use block: (name, id, partial JSON).
     tool: Option<(String, String, String)>,
+    /// A closed tool_use block that a next block with the same id would continue.
+    held: Option<(String, String, String)>,
     usage: Usage,
     stop: String,
 }
@@ -48,11 +54,28 @@ impl super::norm::Normaliser for Normaliser {
                     Some("tool_use") => {
                         let n = text(b, &["name"]).unwrap_or("").to_string();
                         let id = text(b, &["id"]).unwrap_or("").to_string();
-                        self.tool = Some((n, id, String::new()));
+                        match self.held.take() {
+                            Some(mut h) if !id.is_empty() && h.1 == id => {
+                                if h.0.is_empty() {
+                                    h.0 = n;
+                                }
+                                self.tool = Some(h);
+                            }
+                            held => {
+                                flush(held, out);
+                                self.tool = Some((n, id, String::new()));
+                            }
+                        }
                     }
-                    Some("text") => emit_text(out, text(b, &["text"]), false),
-                    Some("thinking") => emit_text(out, text(b, &["thinking"]), true),
-                    _ => {}
+                    Some("text") => {
+                        flush(self.held.take(), out);
+                        emit_text(out, text(b, &["text"]), false)
+                    }
+                    Some("thinking") => {
+                        flush(self.held.take(), out);
+                        emit_text(out, text(b, &["thinking"]), true)
+                    }
+                    _ => flush(self.held.take(), out),
                 }
             }
             "content_block_delta" => {
@@ -61,15 +84,18 @@ impl super::norm::Normaliser for Normaliser {
                 }
             }
             "content_block_stop" => {
-                if let Some((name, id, input_raw)) = self.tool.take() {
-                    out(StreamEvent::ToolCall {
-                        name,
-                        id,
-                        input_raw,
-                    });
+                if let Some(t) = self.tool.take() {
+                    flush(self.held.take(), out);
+                    if complete_json(&t.2) {
+                        // A whole input cannot continue in a next block: run it now.
+                        flush(Some(t), out);
+                    } else {
+                        self.held = Some(t);
+                    }
                 }
             }
             "message_delta" => {
+                flush(self.held.take(), out);
                 if let Some(s) = text(&v, &["delta", "stop_reason"]) {
                     self.stop = s.to_string();
                 }
@@ -88,7 +114,10 @@ impl super::norm::Normaliser for Normaliser {
                     self.usage.cache_creation = num(u, &["cache_creation_input_tokens"]);
                 }
             }
-            "message_stop" => return Flow::Done,
+            "message_stop" => {
+                flush(self.held.take(), out);
+                return Flow::Done;
+            }
             "error" => {
                 let msg = text(&v, &["error", "message"])
                     .or_else(|| text(&v, &["message"]))
@@ -119,6 +148,26 @@ impl super::norm::Normaliser for Normaliser {
 
     fn interrupted_message(&self) -> &'static str {
         "Stream interrupted (no message_stop received)"
+    }
+
+    fn pending_bytes(&self) -> usize {
+        self.tool.as_ref().map_or(0, |t| t.2.len()) + self.held.as_ref().map_or(0, |t| t.2.len())
+    }
+}
+
+/// Non-empty input that parses as one JSON value (a fragment never does).
+fn complete_json(s: &str) -> bool {
+    !s.trim().is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok()
+}
+
+/// Emit a completed tool call.
+fn flush(t: Option<(String, String, String)>, out: &mut dyn FnMut(StreamEvent)) {
+    if let Some((name, id, input_raw)) = t {
+        out(StreamEvent::ToolCall {
+            name,
+            id,
+            input_raw,
+        });
     }
 }
 

@@ -3,6 +3,7 @@
 //! The canonical body is the Claude Messages shape; OpenAI chat and Responses bodies are
 //! converted from the same inputs (conversation lines, system prompt, tools.json).
 use super::{ProviderConfig, ProviderKind, Request};
+use crate::options::{Effort, Thinking};
 use crate::util::jsonl::push_str;
 use serde_json::{Map, Value};
 
@@ -15,18 +16,46 @@ pub fn build_body(kind: ProviderKind, cfg: &ProviderConfig, req: &Request) -> St
     }
 }
 
-/// Whether this call asks for thinking (mode ≠ disabled and not forced off).
+/// The hosted APIs whose reasoning parameters the defaults were made for. Anything else
+/// (a local server, a gateway) may reject a parameter it does not know, so it gets
+/// reasoning fields only when the user asked for them.
+pub fn is_official(kind: ProviderKind, base_url: &str) -> bool {
+    let b = if base_url.is_empty() {
+        kind.default_base_url()
+    } else {
+        base_url
+    };
+    match kind {
+        ProviderKind::Claude => is_official_anthropic(b) || b.contains("://api.deepseek.com"),
+        ProviderKind::OpenAi | ProviderKind::Responses => {
+            b.contains("://api.openai.com") || b.contains("://api.deepseek.com")
+        }
+    }
+}
+
+/// The thinking mode this call sends, `None` for no reasoning fields at all: forced off,
+/// `disabled`, or a non-official server the user asked nothing of (`--effort` alone
+/// counts as asking, with the default mode).
+pub(crate) fn thinking_mode(cfg: &ProviderConfig, req: &Request) -> Option<Thinking> {
+    if req.disable_thinking {
+        return None;
+    }
+    let mode = match cfg.thinking {
+        Some(t) => t,
+        None if cfg.effort.is_some() || is_official(cfg.kind, &cfg.base_url) => Thinking::Adaptive,
+        None => return None,
+    };
+    (mode != Thinking::Disabled).then_some(mode)
+}
+
+/// Whether this call asks for thinking.
 pub(crate) fn thinking_on(cfg: &ProviderConfig, req: &Request) -> bool {
-    !req.disable_thinking && !cfg.thinking.is_empty() && cfg.thinking != "disabled"
+    thinking_mode(cfg, req).is_some()
 }
 
 /// The effort string, `high` when unset.
-pub(crate) fn effort(cfg: &ProviderConfig) -> &str {
-    if cfg.effort.is_empty() {
-        "high"
-    } else {
-        &cfg.effort
-    }
+pub(crate) fn effort(cfg: &ProviderConfig) -> &'static str {
+    cfg.effort.unwrap_or(Effort::High).as_str()
 }
 
 /// Canonical Claude body (the shape every request starts from):
@@ -56,8 +85,8 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
     }
     b.push_str("],\"model\":");
     push_str(&mut b, &cfg.model);
-    let think = thinking_on(cfg, req);
-    if think {
+    let mode = thinking_mode(cfg, req);
+    if mode.is_some() {
         b.push_str(",\"output_config\":{\"effort\":");
         push_str(&mut b, effort(cfg));
         b.push('}');
@@ -67,10 +96,10 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
         b.push_str(",\"system\":");
         push_str(&mut b, req.system);
     }
-    if think {
+    if let Some(mode) = mode {
         b.push_str(",\"thinking\":{\"type\":");
-        push_str(&mut b, &cfg.thinking);
-        if strict && cfg.thinking == "enabled" {
+        push_str(&mut b, mode.as_str());
+        if strict && mode == Thinking::Enabled {
             // The official API requires a budget with `enabled` (1024 ≤ budget < max_tokens).
             let budget = (cfg.max_tokens / 2).max(1024);
             b.push_str(&format!(",\"budget_tokens\":{budget}"));
@@ -232,8 +261,8 @@ pub(crate) mod tests {
             api_key: "sk-secret".into(),
             base_url: "http://x".into(),
             max_tokens: 100,
-            effort: "high".into(),
-            thinking: thinking.into(),
+            effort: Some(Effort::High),
+            thinking: <Thinking as clap::ValueEnum>::from_str(thinking, false).ok(),
             verbose: false,
         }
     }
@@ -333,5 +362,75 @@ mod strict_tests {
         cfg.base_url = "https://api.anthropic.com/v1".into();
         assert!(build_body(ProviderKind::Claude, &cfg, &req)
             .contains(r#""thinking":{"type":"enabled","budget_tokens":1024}"#));
+    }
+}
+
+#[cfg(test)]
+mod reasoning_tests {
+    use super::*;
+
+    fn body(kind: ProviderKind, base: &str, effort: Option<Effort>, t: Option<Thinking>) -> String {
+        let mut c = super::tests::cfg(kind, "");
+        c.base_url = base.into();
+        c.effort = effort;
+        c.thinking = t;
+        let msgs = vec![r#"{"role":"user","content":"x"}"#.to_string()];
+        let req = Request {
+            system: "s",
+            messages: &msgs,
+            tools_json: "",
+            disable_thinking: false,
+        };
+        build_body(kind, &c, &req)
+    }
+
+    fn has_reasoning(b: &str) -> bool {
+        [
+            "\"thinking\"",
+            "\"output_config\"",
+            "\"reasoning_effort\"",
+            "\"reasoning\"",
+        ]
+        .iter()
+        .any(|f| b.contains(f))
+    }
+
+    #[test]
+    fn defaults_reach_official_apis_only() {
+        for (kind, official) in [
+            (ProviderKind::Claude, "https://api.anthropic.com/v1"),
+            (ProviderKind::OpenAi, "https://api.openai.com/v1"),
+            (ProviderKind::Responses, "https://api.deepseek.com"),
+        ] {
+            assert!(is_official(kind, official));
+            assert!(has_reasoning(&body(kind, official, None, None)), "{kind:?}");
+            let local = "http://127.0.0.1:4000/v1";
+            assert!(!is_official(kind, local));
+            assert!(!has_reasoning(&body(kind, local, None, None)), "{kind:?}");
+            // Asked for: sent anywhere; disabled: sent nowhere.
+            assert!(has_reasoning(&body(kind, local, Some(Effort::Low), None)));
+            assert!(has_reasoning(&body(
+                kind,
+                local,
+                None,
+                Some(Thinking::Adaptive)
+            )));
+            assert!(!has_reasoning(&body(
+                kind,
+                local,
+                Some(Effort::Low),
+                Some(Thinking::Disabled)
+            )));
+            assert!(!has_reasoning(&body(
+                kind,
+                official,
+                None,
+                Some(Thinking::Disabled)
+            )));
+        }
+        assert!(
+            body(ProviderKind::Claude, "http://h/v1", Some(Effort::Low), None)
+                .contains(r#""output_config":{"effort":"low"}"#)
+        );
     }
 }

@@ -4,6 +4,8 @@
 //! Entry point: [`stream`]. It blocks, calls `on_event` for every event in order, and
 //! always ends with either `Stop` (after `Usage`) or `Error` — a stream that ends without
 //! its terminal event is an `Error("Stream interrupted …")`, never a silent success.
+
+use crate::options::{Effort, Thinking};
 use crate::session::stats::Usage;
 use crate::util::cancel::Cancel;
 
@@ -60,10 +62,11 @@ pub struct ProviderConfig {
     /// Base URL without the endpoint suffix (e.g. `http://127.0.0.1:8080/v1` for claude).
     pub base_url: String,
     pub max_tokens: u64,
-    /// low|medium|high|xhigh|max
-    pub effort: String,
-    /// adaptive|enabled|disabled
-    pub thinking: String,
+    /// `None`: not asked for (official APIs then get `high`; other servers get no
+    /// reasoning fields, since gateways reject parameters their backend lacks).
+    pub effort: Option<Effort>,
+    /// `None`: not asked for (official APIs then get `adaptive`; see `effort`).
+    pub thinking: Option<Thinking>,
     pub verbose: bool,
 }
 
@@ -109,6 +112,9 @@ pub struct CallInfo {
     pub elapsed_ms: u64,
     pub first_token_ms: Option<u64>,
     pub retries: u32,
+    /// The server reported no usage: the figures in `Usage` were estimated from the
+    /// bytes sent and received.
+    pub usage_estimated: bool,
 }
 
 pub mod anthropic;
@@ -120,6 +126,21 @@ pub mod responses;
 pub mod retry;
 pub mod sse;
 pub mod transport;
+
+/// Whether the latest call of this process that reported usage had it estimated (the
+/// server streamed none): `/status` marks its figures. Not in stats.json, whose keys
+/// other programs read.
+static LAST_USAGE_ESTIMATED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// See [`LAST_USAGE_ESTIMATED`].
+pub fn last_usage_estimated() -> bool {
+    LAST_USAGE_ESTIMATED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+pub(crate) fn set_last_usage_estimated(v: bool) {
+    LAST_USAGE_ESTIMATED.store(v, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Run one streaming call. Blocks until the stream ends, fails, or `cancel` fires (then
 /// it returns promptly without a terminal event; the caller logs `stop interrupted`).

@@ -31,6 +31,11 @@ pub trait Normaliser: Send {
     fn stop_reason(&self) -> String;
     /// The error when the stream ends without its terminal event.
     fn interrupted_message(&self) -> &'static str;
+    /// Bytes of tool input accumulated but not yet emitted: its growth is content
+    /// arriving (for the stall timer and the usage estimate).
+    fn pending_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// A fresh normaliser for `kind`.

@@ -196,7 +196,7 @@ impl super::norm::Normaliser for Normaliser {
                 Flow::Done
             } else {
                 Flow::Fail {
-                    msg: self.interrupted_message().into(),
+                    msg: "Stream interrupted ([DONE] without a finish_reason)".into(),
                     retryable: false,
                 }
             };
@@ -288,7 +288,11 @@ impl super::norm::Normaliser for Normaliser {
     }
 
     fn interrupted_message(&self) -> &'static str {
-        "Stream interrupted (no message_stop received)"
+        "Stream interrupted (no [DONE] received)"
+    }
+
+    fn pending_bytes(&self) -> usize {
+        self.tools.iter().map(|t| t.2.len()).sum()
     }
 }
 
@@ -382,7 +386,7 @@ mod tests {
         assert_eq!(
             ev.last(),
             Some(&StreamEvent::Error(
-                "Stream interrupted (no message_stop received)".into()
+                "Stream interrupted ([DONE] without a finish_reason)".into()
             ))
         );
     }

@@ -323,6 +323,10 @@ impl super::norm::Normaliser for Normaliser {
     fn interrupted_message(&self) -> &'static str {
         "Stream interrupted (no response.completed received)"
     }
+
+    fn pending_bytes(&self) -> usize {
+        self.calls.iter().map(|c| c.args.len()).sum()
+    }
 }
 
 fn fail(v: &Value, default: &str) -> Flow {

@@ -14,8 +14,12 @@ pub struct HttpOptions {
     /// Backoff base (doubles per retry, ±50 % jitter).
     pub retry_base_ms: u64,
     pub max_retries: u32,
-    /// No byte for this long → error.
+    /// After the first byte: no content event for this long → error. Keep-alive comments,
+    /// pings and empty events do not count as content.
     pub stall: Duration,
+    /// From sending the request to the first byte of the response (a CPU prefill behind
+    /// a gateway sends nothing, not even headers, until the first token).
+    pub first_byte: Duration,
     pub connect_timeout: Duration,
     /// Upper bound for a server's `retry-after`.
     pub max_retry_after: Duration,
@@ -27,6 +31,7 @@ impl Default for HttpOptions {
             retry_base_ms: 500,
             max_retries: 3,
             stall: Duration::from_secs(60),
+            first_byte: Duration::from_secs(300),
             connect_timeout: Duration::from_secs(5),
             max_retry_after: Duration::from_secs(30),
         }
@@ -34,7 +39,8 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
-    /// Defaults, with `BASH_AGENT_RETRY_BASE_MS` and `BASH_AGENT_STALL_MS` overrides.
+    /// Defaults, with `BASH_AGENT_RETRY_BASE_MS`, `BASH_AGENT_STALL_MS` and
+    /// `BASH_AGENT_FIRST_BYTE_MS` overrides.
     pub fn from_env() -> HttpOptions {
         let mut o = HttpOptions::default();
         let env_u64 = |k: &str| {
@@ -47,6 +53,9 @@ impl HttpOptions {
         }
         if let Some(ms) = env_u64("BASH_AGENT_STALL_MS").filter(|&m| m > 0) {
             o.stall = Duration::from_millis(ms);
+        }
+        if let Some(ms) = env_u64("BASH_AGENT_FIRST_BYTE_MS").filter(|&m| m > 0) {
+            o.first_byte = Duration::from_millis(ms);
         }
         o
     }
@@ -93,23 +102,26 @@ pub fn user_agent() -> String {
     format!("bash-agent/{}", env!("CARGO_PKG_VERSION"))
 }
 
-/// One agent per (stall, connect) setting, shared so connections are reused.
+/// One agent per (read, connect) timeout, shared so connections are reused. The socket
+/// read timeout is only a backstop behind the first-byte and stall limits, which the
+/// caller enforces itself (a socket timeout would be reset by every keep-alive byte).
 pub(crate) fn agent(opts: &HttpOptions) -> ureq::Agent {
     static AGENTS: Mutex<Vec<(Duration, Duration, ureq::Agent)>> = Mutex::new(Vec::new());
+    let read = opts.stall.max(opts.first_byte) + Duration::from_secs(5);
     let mut list = AGENTS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, _, a)) = list
         .iter()
-        .find(|(s, c, _)| *s == opts.stall && *c == opts.connect_timeout)
+        .find(|(s, c, _)| *s == read && *c == opts.connect_timeout)
     {
         return a.clone();
     }
     let a = ureq::AgentBuilder::new()
         .timeout_connect(opts.connect_timeout)
-        .timeout_read(opts.stall)
+        .timeout_read(read)
         .timeout_write(Duration::from_secs(60))
         .user_agent(&user_agent())
         .build();
-    list.push((opts.stall, opts.connect_timeout, a.clone()));
+    list.push((read, opts.connect_timeout, a.clone()));
     a
 }
 
@@ -126,7 +138,23 @@ pub(crate) enum Msg {
     Transport {
         msg: String,
         retryable: bool,
+        refused: bool,
     },
+}
+
+/// Whether a transport error is a refused connection (nothing listens there: retrying
+/// cannot help, and the user should hear it at once).
+fn is_refused(t: &ureq::Transport) -> bool {
+    let mut src = std::error::Error::source(t);
+    while let Some(e) = src {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                return true;
+            }
+        }
+        src = e.source();
+    }
+    false
 }
 
 pub(crate) fn spawn_worker(
@@ -162,13 +190,16 @@ pub(crate) fn spawn_worker(
                     return;
                 }
                 Err(ureq::Error::Transport(t)) => {
-                    let retryable = matches!(
-                        t.kind(),
-                        ureq::ErrorKind::ConnectionFailed | ureq::ErrorKind::Io
-                    );
+                    let refused = is_refused(&t);
+                    let retryable = !refused
+                        && matches!(
+                            t.kind(),
+                            ureq::ErrorKind::ConnectionFailed | ureq::ErrorKind::Io
+                        );
                     let _ = tx.send(Msg::Transport {
                         msg: t.to_string(),
                         retryable,
+                        refused,
                     });
                     return;
                 }
@@ -205,6 +236,7 @@ pub(crate) fn spawn_worker(
         let _ = tx2.send(Msg::Transport {
             msg: format!("cannot start HTTP thread: {e}"),
             retryable: false,
+            refused: false,
         });
         return rx2;
     }

@@ -14,6 +14,7 @@ mod features_search;
 mod features_sessions;
 mod features_undo;
 mod features_usage;
+mod flags_validation;
 mod prompt_e2e;
 mod replay_parity;
 mod shell_fixture_formats;

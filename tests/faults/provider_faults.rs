@@ -10,8 +10,18 @@ use std::time::{Duration, Instant};
 fn interrupted(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Responses => "Stream interrupted (no response.completed received)",
-        _ => "Stream interrupted (no message_stop received)",
+        ProviderKind::OpenAi => "Stream interrupted (no [DONE] received)",
+        ProviderKind::Claude => "Stream interrupted (no message_stop received)",
     }
+}
+
+fn endpoint(mock: &Mock, kind: ProviderKind) -> String {
+    let suffix = match kind {
+        ProviderKind::Claude => "/messages",
+        ProviderKind::OpenAi => "/chat/completions",
+        ProviderKind::Responses => "/responses",
+    };
+    format!("{}{suffix}", mock.cfg(kind).base_url)
 }
 
 fn texts(ev: &[StreamEvent]) -> String {
@@ -67,7 +77,10 @@ fn status_500_forever_gives_up_after_retries() {
                 StreamEvent::Retry,
                 StreamEvent::Retry,
                 StreamEvent::Retry,
-                StreamEvent::Error("HTTP 500: mock fault (gave up after 3 retries)".into()),
+                StreamEvent::Error(format!(
+                    "HTTP 500: mock fault (POST {}) (gave up after 3 retries)",
+                    endpoint(&mock, kind)
+                )),
             ],
             "{kind:?}"
         );
@@ -83,7 +96,10 @@ fn status_400_fails_at_once_with_the_provider_message() {
         let (ev, _) = run(&mock.cfg(kind), &[user("x")], &fast_opts(), &Cancel::new());
         assert_eq!(
             ev,
-            vec![StreamEvent::Error("HTTP 400: max_tokens too large".into())]
+            vec![StreamEvent::Error(format!(
+                "HTTP 400: max_tokens too large (POST {})",
+                endpoint(&mock, kind)
+            ))]
         );
         assert_eq!(mock.records().len(), 1);
     }
@@ -104,9 +120,10 @@ fn no_script_step_left_is_a_clear_500() {
     );
     assert_eq!(
         ev,
-        vec![StreamEvent::Error(
-            "HTTP 500: mock: no script step left for this request".into()
-        )]
+        vec![StreamEvent::Error(format!(
+            "HTTP 500: mock: no script step left for this request (POST {})",
+            endpoint(&mock, ProviderKind::Claude)
+        ))]
     );
 }
 
@@ -231,23 +248,44 @@ fn stall_times_out() {
     assert_eq!(ev.len(), 2);
 }
 
-#[test]
-fn connection_refused_is_retried_then_reported() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut cfg = Mock::start("[]").cfg(ProviderKind::OpenAi);
-    cfg.base_url = format!("http://127.0.0.1:{port}");
-    let (ev, info) = run(&cfg, &[user("x")], &fast_opts(), &Cancel::new());
-    assert_eq!(info.retries, 3);
-    assert_eq!(
-        &ev[..3],
-        &[StreamEvent::Retry, StreamEvent::Retry, StreamEvent::Retry]
-    );
-    match &ev[3] {
-        StreamEvent::Error(m) => assert!(m.ends_with("(gave up after 3 retries)"), "{m}"),
-        other => panic!("{other:?}"),
+/// A loopback port that refuses connections for as long as the returned socket lives:
+/// bound (so no other process can take it) but not listening.
+fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
+    use std::os::fd::FromRawFd;
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+        assert!(fd >= 0);
+        let owned = std::os::fd::OwnedFd::from_raw_fd(fd);
+        let mut addr: libc::sockaddr_in = std::mem::zeroed();
+        addr.sin_family = libc::AF_INET as libc::sa_family_t;
+        addr.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+        addr.sin_port = 0;
+        let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+        assert_eq!(
+            libc::bind(fd, &addr as *const _ as *const libc::sockaddr, len),
+            0
+        );
+        let mut got: libc::sockaddr_in = std::mem::zeroed();
+        let mut glen = len;
+        assert_eq!(
+            libc::getsockname(fd, &mut got as *mut _ as *mut libc::sockaddr, &mut glen),
+            0
+        );
+        (owned, u16::from_be(got.sin_port))
     }
+}
+
+#[test]
+fn connection_refused_is_reported_at_once() {
+    let (_sock, port) = refusing_port();
+    let mut cfg = Mock::start("[]").cfg(ProviderKind::OpenAi);
+    cfg.base_url = format!("http://127.0.0.1:{port}/v1");
+    let (ev, info) = run(&cfg, &[user("x")], &fast_opts(), &Cancel::new());
+    assert_eq!(
+        ev,
+        vec![StreamEvent::Error(format!(
+            "cannot connect to http://127.0.0.1:{port}/v1/chat/completions: connection refused (is the server running?)"
+        ))]
+    );
+    assert_eq!(info.retries, 0);
 }

@@ -30,8 +30,8 @@ impl Mock {
             api_key: "sk-test-secret".into(),
             base_url,
             max_tokens: 1000,
-            effort: "high".into(),
-            thinking: "adaptive".into(),
+            effort: Some(bash_agent::options::Effort::High),
+            thinking: Some(bash_agent::options::Thinking::Adaptive),
             verbose: false,
         }
     }

@@ -8,6 +8,7 @@ mod compact_dp;
 mod compact_summary;
 mod prompt_golden;
 mod provider_mock;
+mod provider_real_servers;
 mod provider_stream;
 mod sandbox_policy;
 mod tools_bash;

@@ -175,7 +175,7 @@ fn no_key_sends_no_auth_and_thinking_off_omits_fields() {
     for kind in KINDS {
         let mut cfg = mock.cfg(kind);
         cfg.api_key.clear();
-        cfg.thinking = "disabled".into();
+        cfg.thinking = Some(bash_agent::options::Thinking::Disabled);
         let (ev, _) = run(&cfg, &[user("x")], &fast_opts(), &Cancel::new());
         assert_eq!(ev.last(), Some(&StreamEvent::Stop("end_turn".into())));
     }
