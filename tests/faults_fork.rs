@@ -29,7 +29,13 @@ fn fork_copies_the_conversation_at_the_call() {
     let mut agent = Guard(
         env.cmd()
             .args(["--provider", "claude", "--base-url", &mock.base("claude")])
-            .args(["--api-key", "sk-fork", "--session", "F", "FORK-PARENT: split"])
+            .args([
+                "--api-key",
+                "sk-fork",
+                "--session",
+                "F",
+                "FORK-PARENT: split",
+            ])
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&errlog).unwrap())
             .spawn()
@@ -71,12 +77,19 @@ fn fork_copies_the_conversation_at_the_call() {
         .requests()
         .into_iter()
         .filter(|r| {
-            let msgs = r["body"]["messages"].as_array().cloned().unwrap_or_default();
+            let msgs = r["body"]["messages"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             msgs.iter().all(|m| m["role"] == "user")
                 && r["body"]["messages"].to_string().contains("CHILD-TASK-")
         })
         .collect();
-    assert_eq!(child_reqs.len(), 6, "child requests with the parent's later lines");
+    assert_eq!(
+        child_reqs.len(),
+        6,
+        "child requests with the parent's later lines"
+    );
     for r in &child_reqs {
         assert!(r["body"]["messages"].to_string().contains("FORK-PARENT"));
         check_request_pairing(&r["body"]);

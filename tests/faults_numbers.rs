@@ -64,9 +64,12 @@ fn bad_counts_are_rejected_and_totals_saturate() {
     for bad in ["sub_bad1", "sub_bad2", "sub_bad3", "sub_bad4"] {
         assert_eq!(count("sub_agent_result", bad), 0, "{bad} was accepted");
     }
-    let stats: serde_json::Value =
-        serde_json::from_str(std::fs::read_to_string(sdir.join("stats.json")).unwrap().trim())
-            .unwrap();
+    let stats: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(sdir.join("stats.json"))
+            .unwrap()
+            .trim(),
+    )
+    .unwrap();
     assert_eq!(stats["total_input_tokens"], i64::MAX, "{stats}");
     assert_eq!(stats["agent_request_count"], i64::MAX, "{stats}");
     for (k, v) in stats.as_object().unwrap() {

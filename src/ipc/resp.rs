@@ -437,7 +437,13 @@ mod tests {
 
     #[test]
     fn numbers_are_checked() {
-        let f = Frame::new(["USAGE", "12", "", "9223372036854775807", "9223372036854775808"]);
+        let f = Frame::new([
+            "USAGE",
+            "12",
+            "",
+            "9223372036854775807",
+            "9223372036854775808",
+        ]);
         assert_eq!(f.number(1), Ok(12));
         assert_eq!(f.number(2), Ok(0));
         assert_eq!(f.number(9), Ok(0));

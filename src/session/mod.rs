@@ -7,6 +7,7 @@ pub mod lock;
 pub mod paths;
 pub mod stats;
 pub mod store;
+pub mod torn;
 
 pub use store::Session;
 

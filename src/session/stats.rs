@@ -96,19 +96,13 @@ impl Stats {
             .num("compact_request_count", c(self.compact_request_count))
             .num("total_input_tokens", c(self.total_input_tokens))
             .num("total_output_tokens", c(self.total_output_tokens))
-            .num(
-                "total_cache_read_tokens",
-                c(self.total_cache_read_tokens),
-            )
+            .num("total_cache_read_tokens", c(self.total_cache_read_tokens))
             .num(
                 "total_cache_creation_tokens",
                 c(self.total_cache_creation_tokens),
             )
             .num("current_context_tokens", c(self.current_context_tokens))
-            .num(
-                "sub_agent_request_count",
-                c(self.sub_agent_request_count),
-            )
+            .num("sub_agent_request_count", c(self.sub_agent_request_count))
             .num(
                 "last_call_speed_tok_per_sec",
                 c(self.last_call_speed_tok_per_sec),
@@ -209,6 +203,8 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(s.total_input_tokens, MAX_COUNT);
-        assert!(s.to_line().contains("\"total_input_tokens\":9223372036854775807,"));
+        assert!(s
+            .to_line()
+            .contains("\"total_input_tokens\":9223372036854775807,"));
     }
 }
