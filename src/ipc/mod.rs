@@ -3,6 +3,7 @@ pub mod client;
 pub mod counter;
 pub mod fifo;
 pub mod flag;
+pub mod framing;
 pub mod notify;
 pub mod recover;
 pub mod resp;

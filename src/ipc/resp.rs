@@ -312,11 +312,11 @@ fn read_exact_or_truncated<R: BufRead>(r: &mut R, buf: &mut [u8]) -> Result<(), 
 }
 
 /// The start of a bad line, for error messages.
-fn snippet(b: &[u8]) -> String {
+pub(crate) fn snippet(b: &[u8]) -> String {
     String::from_utf8_lossy(&b[..b.len().min(40)]).into_owned()
 }
 
-fn parse_count(digits: &[u8]) -> Option<usize> {
+pub(crate) fn parse_count(digits: &[u8]) -> Option<usize> {
     if digits.is_empty() || digits.len() > 12 || !digits.iter().all(|b| b.is_ascii_digit()) {
         return None;
     }
