@@ -514,9 +514,7 @@ mod tests {
         let chunk = vec![b'a'; 1 << 20];
         for _ in 0..(MAX_LINE >> 20) + 2 {
             d.feed(&chunk);
-            while let Some(e) = d.next_event() {
-                panic!("{e:?}");
-            }
+            assert_eq!(d.next_event(), None);
         }
         assert!(d.buf.capacity() <= MAX_LINE * 2 + (2 << 20));
         d.feed(b"tail\nafter\n");
