@@ -103,6 +103,11 @@ pub fn spawn_exe(
         .arg(&notify_fifo)
         .arg("--depth")
         .arg("1");
+    if fork {
+        // Kept for the shell version's argv; the child copies from it only into an empty
+        // conversation, and the snapshot above is already there.
+        cmd.arg("--parent-dir").arg(&parent.dir);
+    }
     cmd.arg("--").arg(prompt);
     if let Some(k) = &key {
         // Only the internal variable: the child consumes and removes it at start, so
