@@ -66,6 +66,15 @@ pub fn spawn_exe(
     let sid =
         reserve_id(&project).map_err(|e| format!("cannot create the sub-agent session: {e}"))?;
     let child = Session::new(&project, &sid);
+    if fork {
+        // The snapshot is taken now, in the parent, before the child exists: what the
+        // parent writes after this call (the call's own line, the next reply) never
+        // reaches the child, however slowly it starts.
+        if let Err(e) = child.fork_from(parent) {
+            let _ = std::fs::remove_dir_all(&child.dir);
+            return Err(format!("cannot copy the conversation for the fork: {e}"));
+        }
+    }
     let ts = crate::util::time::utc_iso_now();
     let _ = events.append_quiet(&ev::sub_agent_start(&sid, &ts, prompt, description, fork));
     crate::ipc::counter::add(parent, 1);
@@ -80,6 +89,8 @@ pub fn spawn_exe(
         .arg("--depth")
         .arg("1");
     if fork {
+        // Kept for the shell version's argv; the child copies from it only into an empty
+        // conversation, and the snapshot above is already there.
         cmd.arg("--parent-dir").arg(&parent.dir);
     }
     cmd.arg("--").arg(prompt);
@@ -99,7 +110,7 @@ pub fn spawn_exe(
         Ok(p) => p,
         Err(e) => {
             crate::ipc::counter::add(parent, -1);
-            let _ = std::fs::remove_dir(&child.dir);
+            let _ = std::fs::remove_dir_all(&child.dir);
             return Err(format!("cannot start the sub-agent: {e}"));
         }
     };

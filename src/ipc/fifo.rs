@@ -5,7 +5,7 @@
 //! shared `flock` on a sibling lock file; a larger frame is written in pieces under the
 //! exclusive lock. So our own writers never interleave, whatever the size; a foreign writer
 //! (`printf … > input.fifo`) is safe as long as its frame fits in PIPE_BUF.
-use crate::ipc::resp::{Frame, Item, Reader};
+use crate::ipc::resp::Frame;
 use crate::session::Session;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Write};
@@ -13,7 +13,6 @@ use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Bytes a pipe write is guaranteed atomic for (POSIX minimum is 512; Linux/macOS 4096+).
@@ -193,26 +192,29 @@ pub(crate) fn open_rdwr(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-/// A cloneable, thread-safe writer on an open FIFO (our own write end).
+/// A cloneable, thread-safe writer of frames to a FIFO. It opens the FIFO for each frame
+/// and closes it after, so the reader sees end-of-file whenever no writer is left, which
+/// is how it tells an unfinished line of a writer that is gone from the next writer's.
 #[derive(Clone, Debug)]
 pub struct FifoWriter {
-    file: Arc<File>,
-    lock: PathBuf,
+    path: PathBuf,
 }
 
 impl FifoWriter {
-    /// Open a write end on an existing FIFO that has a reader (non-blocking).
+    /// A writer on an existing FIFO that has a reader (checked now).
     pub fn open(path: &Path) -> Result<FifoWriter, WriteError> {
-        let f = open_write_nonblocking(path)?;
+        drop(open_write_nonblocking(path)?);
         Ok(FifoWriter {
-            file: Arc::new(f),
-            lock: lock_path(path),
+            path: path.to_path_buf(),
         })
     }
 
     /// Send one frame (same locking rules as [`write_frame`]).
     pub fn send(&self, frame: &Frame) -> io::Result<()> {
-        write_locked(&self.file, &self.lock, &frame.encode())
+        write_frame(&self.path, frame).map_err(|e| match e {
+            WriteError::Io { source, .. } => source,
+            other => io::Error::new(io::ErrorKind::BrokenPipe, other.to_string()),
+        })
     }
 }
 
@@ -232,12 +234,13 @@ impl InputChannel {
 
     /// [`InputChannel::open`] on an explicit FIFO path.
     pub fn open_path(path: &Path) -> io::Result<InputChannel> {
-        let read = open_rdwr(path)?;
+        let read = open_read_end(path)?;
         let writer = FifoWriter::open(path).map_err(|e| io::Error::other(e.to_string()))?;
         let (tx, rx) = mpsc::channel();
+        let p = path.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("input-fifo".into())
-            .spawn(move || read_loop(read, tx))?;
+            .spawn(move || read_loop(&p, read, tx))?;
         Ok(InputChannel {
             rx,
             writer,
@@ -252,52 +255,124 @@ impl InputChannel {
     }
 }
 
-fn read_loop(file: File, tx: mpsc::Sender<InputMsg>) {
-    let mut reader = Reader::with_plain_lines(BufReader::with_capacity(64 * 1024, PatientFd(file)));
+/// The read end of input.fifo, `O_RDONLY|O_NONBLOCK` (creating the FIFO if missing): it
+/// never blocks on open, and since the agent keeps no write end open, a read returns
+/// end-of-file when the last writer closes.
+fn open_read_end(path: &Path) -> io::Result<File> {
+    if !is_fifo(path) {
+        crate::session::store::make_fifo(path)?;
+    }
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// A fresh read end on `path` when it is still the FIFO `old` reads (same inode).
+fn reopen_same(path: &Path, old: &File) -> Option<File> {
+    use std::os::unix::fs::MetadataExt;
+    let a = old.metadata().ok()?;
+    let b = std::fs::symlink_metadata(path).ok()?;
+    if !b.file_type().is_fifo() || a.dev() != b.dev() || a.ino() != b.ino() {
+        return None;
+    }
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .ok()
+}
+
+fn read_loop(path: &Path, mut file: File, tx: mpsc::Sender<InputMsg>) {
+    use crate::ipc::framing::{Decoder, Event};
+    use std::io::Read;
+    let mut dec = Decoder::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut last_eof: Option<Instant> = None;
+    let mut got_since_eof = 0usize;
     loop {
-        let item = match reader.next_item_with(idle) {
-            Ok(Some(item)) => item,
-            Ok(None) => return,
+        while let Some(ev) = dec.next_event() {
+            let msg = match ev {
+                Event::Line(text) => {
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    InputMsg::UserInput(text)
+                }
+                Event::Malformed(e) => {
+                    InputMsg::Malformed(format!("malformed frame on input.fifo: {e}"))
+                }
+                Event::Dropped(why) => InputMsg::Malformed(format!("input.fifo: {why}")),
+                Event::Frame(f) => match f.kind() {
+                    // The content is field 2; an empty one is ignored (never "0").
+                    "USER_INPUT" => {
+                        let content = f.field(2);
+                        if content.is_empty() {
+                            continue;
+                        }
+                        InputMsg::UserInput(content)
+                    }
+                    "NOTIFY_PENDING" => InputMsg::NotifyPending,
+                    "SESSION_END" => InputMsg::SessionEnd,
+                    _ => continue,
+                },
+            };
+            if tx.send(msg).is_err() {
+                return;
+            }
+        }
+        // Inside a frame a writer that holds the FIFO open and stops sending is cut off
+        // after STALL; between items the reader waits for bytes or for the last writer
+        // to close, however long that takes.
+        let wait = if dec.in_frame() {
+            STALL
+        } else {
+            Duration::from_secs(3600)
+        };
+        if !wait_fd(&file, libc::POLLIN, wait) {
+            if dec.in_frame() {
+                dec.stalled();
+            }
+            continue;
+        }
+        match (&file).read(&mut chunk) {
+            Ok(0) => {
+                dec.writers_gone();
+                // A new descriptor does not report the hang-up that was already seen;
+                // it is opened before the old one closes, so a reader always exists.
+                match reopen_same(path, &file) {
+                    Some(f) => file = f,
+                    None => {
+                        // The FIFO was removed or replaced (the run is ending, or another
+                        // program took the name): nothing can reach this reader any more,
+                        // and a new FIFO must not be created under the name.
+                        loop {
+                            std::thread::sleep(Duration::from_secs(3600));
+                        }
+                    }
+                }
+                // Where a hang-up stays visible on a fresh descriptor, do not spin.
+                if got_since_eof == 0
+                    && last_eof.is_some_and(|t| t.elapsed() < Duration::from_millis(5))
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                last_eof = Some(Instant::now());
+                got_since_eof = 0;
+            }
+            Ok(n) => {
+                got_since_eof += n;
+                dec.feed(&chunk[..n]);
+            }
             Err(e)
                 if matches!(
                     e.kind(),
-                    io::ErrorKind::Interrupted | io::ErrorKind::TimedOut
-                ) =>
-            {
-                continue
-            }
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                ) => {}
             Err(e) => {
                 let _ = tx.send(InputMsg::Malformed(format!("input.fifo read error: {e}")));
                 return;
             }
-        };
-        let msg = match item {
-            Item::Line(text) => {
-                let text = text.trim_end_matches('\r').to_string();
-                if text.trim().is_empty() {
-                    continue;
-                }
-                InputMsg::UserInput(text)
-            }
-            Item::Malformed(e) => {
-                InputMsg::Malformed(format!("malformed frame on input.fifo: {e}"))
-            }
-            Item::Frame(f) => match f.kind() {
-                // The content is field 2; an empty one is ignored (never "0").
-                "USER_INPUT" => {
-                    let content = f.field(2);
-                    if content.is_empty() {
-                        continue;
-                    }
-                    InputMsg::UserInput(content)
-                }
-                "NOTIFY_PENDING" => InputMsg::NotifyPending,
-                "SESSION_END" => InputMsg::SessionEnd,
-                _ => continue,
-            },
-        };
-        if tx.send(msg).is_err() {
-            return;
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod counter;
 pub mod display;
 pub mod fifo;
 pub mod flag;
+pub mod framing;
 pub mod notify;
 pub mod recover;
 pub mod resp;

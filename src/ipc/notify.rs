@@ -53,8 +53,17 @@ pub fn buffer_form(wire: &Frame) -> Option<Frame> {
     ]))
 }
 
-fn num(f: &Frame, i: usize) -> u64 {
-    f.field(i).trim().parse().unwrap_or(0)
+/// The five counts of a wire AGENT_RESULT (fields 5–9), each checked.
+fn agent_result_numbers(f: &Frame) -> Result<(Usage, u64), String> {
+    Ok((
+        Usage {
+            input: f.number(5)?,
+            output: f.number(6)?,
+            cache_read: f.number(7)?,
+            cache_creation: f.number(8)?,
+        },
+        f.number(9)?,
+    ))
 }
 
 /// Take the exclusive buffer lock of the session folder holding `buf`.
@@ -268,17 +277,22 @@ fn handle(ctx: &Ctx, f: &Frame) {
                 )));
                 return;
             };
+            // Checked before the id is marked reported: a rejected frame leaves the
+            // sub-agent's reaper to report it `failed`.
+            let (u, reqs) = match agent_result_numbers(f) {
+                Ok(v) => v,
+                Err(e) => {
+                    log(ev::error(&format!(
+                        "malformed frame on notify.fifo: {e} (frame rejected)"
+                    )));
+                    return;
+                }
+            };
             let sid = f.field(1);
             if !first_report(ctx, &sid) {
                 return;
             }
             let status = f.field(2);
-            let u = Usage {
-                input: num(f, 5),
-                output: num(f, 6),
-                cache_read: num(f, 7),
-                cache_creation: num(f, 8),
-            };
             log(ev::usage_sub_agent(&u, &sid));
             log(ev::sub_agent_result(
                 &sid,
@@ -293,11 +307,10 @@ fn handle(ctx: &Ctx, f: &Frame) {
                 &crate::util::time::utc_iso_now(),
                 &status,
             ));
-            let reqs = num(f, 9);
             let _ = stats::update(&ctx.session.stats(), |s| {
                 s.add_usage(&u);
-                s.sub_agent_request_count += 1;
-                s.agent_request_count += reqs;
+                s.sub_agent_request_count = stats::sat_add(s.sub_agent_request_count, 1);
+                s.agent_request_count = stats::sat_add(s.agent_request_count, reqs);
             });
             store(ctx, &buf, &b, true);
         }

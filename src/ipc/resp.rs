@@ -10,6 +10,9 @@ pub const MAX_FIELDS: usize = 4096;
 /// Largest single field accepted (64 MiB).
 pub const MAX_FIELD_LEN: usize = 64 << 20;
 
+/// Largest count a frame field may carry ([`Frame::number`]).
+pub const MAX_NUMBER: u64 = i64::MAX as u64;
+
 /// One frame: the first field is the type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame(pub Vec<Vec<u8>>);
@@ -58,6 +61,32 @@ impl Frame {
             .get(i)
             .map(|f| String::from_utf8_lossy(f).into_owned())
             .unwrap_or_default()
+    }
+
+    /// Field `i` as a count: decimal digits only, at most [`MAX_NUMBER`] (what a signed
+    /// 64-bit JSON integer holds); an empty or missing field is 0. Anything else (a sign,
+    /// spaces, letters, too many digits) is an error naming the field, so a bad frame is
+    /// reported instead of counting as 0 or wrapping.
+    pub fn number(&self, i: usize) -> Result<u64, String> {
+        let raw = self.raw(i);
+        if raw.is_empty() {
+            return Ok(0);
+        }
+        let bad = || {
+            format!(
+                "{} field {i} is not a decimal count: {:?}",
+                self.kind(),
+                snippet(raw)
+            )
+        };
+        if !raw.iter().all(u8::is_ascii_digit) {
+            return Err(bad());
+        }
+        std::str::from_utf8(raw)
+            .ok()
+            .and_then(|t| t.parse::<u64>().ok())
+            .filter(|n| *n <= MAX_NUMBER)
+            .ok_or_else(bad)
     }
 
     /// Field `i` as raw bytes.
@@ -303,11 +332,11 @@ fn read_exact_or_truncated<R: BufRead>(r: &mut R, buf: &mut [u8]) -> Result<(), 
 }
 
 /// The start of a bad line, for error messages.
-fn snippet(b: &[u8]) -> String {
+pub(crate) fn snippet(b: &[u8]) -> String {
     String::from_utf8_lossy(&b[..b.len().min(40)]).into_owned()
 }
 
-fn parse_count(digits: &[u8]) -> Option<usize> {
+pub(crate) fn parse_count(digits: &[u8]) -> Option<usize> {
     if digits.is_empty() || digits.len() > 12 || !digits.iter().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -423,6 +452,25 @@ mod tests {
         match r.next_item_with(|_| true).unwrap() {
             Some(Item::Line(l)) => assert_eq!(l, "hello"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn numbers_are_checked() {
+        let f = Frame::new([
+            "USAGE",
+            "12",
+            "",
+            "9223372036854775807",
+            "9223372036854775808",
+        ]);
+        assert_eq!(f.number(1), Ok(12));
+        assert_eq!(f.number(2), Ok(0));
+        assert_eq!(f.number(9), Ok(0));
+        assert_eq!(f.number(3), Ok(MAX_NUMBER));
+        assert!(f.number(4).is_err());
+        for bad in ["-1", "1e3", " 5", "0x10", "99999999999999999999999"] {
+            assert!(Frame::new(["USAGE", bad]).number(1).is_err(), "{bad}");
         }
     }
 

@@ -99,10 +99,87 @@ pub fn read_lines(path: &Path) -> (Vec<String>, usize) {
 
 /// Message lines ready for a request: valid lines, plus a synthetic tool_result line
 /// after any assistant line whose tool_use ids have no results (interrupted or crashed
-/// runs), so the provider never sees an orphan tool_use.
+/// runs), so the provider never sees an orphan tool_use. A last assistant line whose
+/// results never reached the file (the run died between the two) is dropped: its calls
+/// were never answered, so the model is asked again rather than told they ran. When the
+/// list then ends with several user messages in a row (an answer that was never
+/// stored), they are merged, in order, into one.
 pub fn message_lines(path: &Path) -> Vec<String> {
-    let (lines, _) = read_lines(path);
-    repair(lines)
+    let (mut lines, _) = read_lines(path);
+    drop_dangling_tail(&mut lines);
+    merge_trailing_user_turns(repair(lines))
+}
+
+/// Remove the last assistant line when it has tool_use blocks and only user turns (no
+/// results line) follow it.
+pub fn drop_dangling_tail(lines: &mut Vec<String>) {
+    let turns = lines
+        .iter()
+        .rev()
+        .take_while(|l| user_turn_text(l).is_some())
+        .count();
+    let Some(at) = lines.len().checked_sub(turns + 1) else {
+        return;
+    };
+    if serde_json::from_str::<Value>(&lines[at]).is_ok_and(|v| !tool_use_ids(&v).is_empty()) {
+        lines.remove(at);
+    }
+}
+
+/// On open: when the file's last line is an assistant line with tool calls (the run died
+/// before their results were written), move that line to a side file so the file stays
+/// consistent. Returns the `error` event text when it did.
+pub fn repair_file_tail(path: &Path) -> std::io::Result<Option<String>> {
+    let text = crate::util::fsx::read_lossy(path);
+    let body = text.trim_end_matches('\n');
+    if body.is_empty() {
+        return Ok(None);
+    }
+    let start = body.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let v: Value = match serde_json::from_str(&body[start..]) {
+        Ok(v) => v,
+        Err(_) => return Ok(None),
+    };
+    if tool_use_ids(&v).is_empty() {
+        return Ok(None);
+    }
+    let fix = crate::session::torn::move_tail_from(path, start as u64)?;
+    let side = match &fix {
+        crate::session::torn::TailFix::Moved { side, .. } => side
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        crate::session::torn::TailFix::Terminated => String::new(),
+    };
+    Ok(Some(format!(
+        "conversation.jsonl ended with tool calls whose results were never written: \
+         that assistant line was moved to {side}"
+    )))
+}
+
+/// The text of a user turn (`"role":"user"` with string content), if `line` is one.
+fn user_turn_text(line: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    if v.get("role").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    v.get("content").and_then(Value::as_str).map(String::from)
+}
+
+/// Merge the trailing run of user-turn lines into one user turn (texts joined by a blank
+/// line, oldest first), so a request never ends with two user messages in a row.
+pub fn merge_trailing_user_turns(mut lines: Vec<String>) -> Vec<String> {
+    let mut texts = Vec::new();
+    while let Some(t) = lines.last().and_then(|l| user_turn_text(l)) {
+        texts.push(t);
+        lines.pop();
+    }
+    if texts.is_empty() {
+        return lines;
+    }
+    texts.reverse();
+    lines.push(user_text_line(&texts.join("\n\n")));
+    lines
 }
 
 /// See [`message_lines`].
@@ -270,6 +347,41 @@ mod tests {
         assert!(fixed[2].contains("\"tool_use_id\":\"a\""));
         assert!(is_user_turn_line(&fixed[3]));
         assert!(!is_user_turn_line(&fixed[2]));
+    }
+
+    #[test]
+    fn load_drops_dangling_tail_and_merges_user_turns() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("conversation.jsonl");
+        let t = ToolUse {
+            id: "w1".into(),
+            name: "Write".into(),
+            input_raw: "{}".into(),
+        };
+        let a = assistant_line("", "ok", &[]);
+        append_lines(
+            &p,
+            &[
+                user_text_line("first"),
+                a.clone(),
+                user_text_line("second"),
+                assistant_line("", "", &[t]),
+            ],
+        )
+        .unwrap();
+        append_lines(&p, &[user_text_line("third")]).unwrap();
+        let got = message_lines(&p);
+        assert_eq!(
+            got,
+            vec![
+                user_text_line("first"),
+                a,
+                user_text_line("second\n\nthird")
+            ]
+        );
+        // One user turn at the end stays as it is.
+        let one = vec![user_text_line("x")];
+        assert_eq!(merge_trailing_user_turns(one.clone()), one);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod paths;
 pub mod select;
 pub mod stats;
 pub mod store;
+pub mod torn;
 
 pub use store::Session;
 

@@ -13,9 +13,21 @@ pub struct Usage {
     pub cache_creation: u64,
 }
 
+/// Largest value a counter may hold: stats.json and events.jsonl write signed 64-bit
+/// integers, so a total stops here instead of wrapping to a negative number.
+pub const MAX_COUNT: u64 = i64::MAX as u64;
+
+/// `a + b`, stopping at [`MAX_COUNT`].
+pub fn sat_add(a: u64, b: u64) -> u64 {
+    a.saturating_add(b).min(MAX_COUNT)
+}
+
 impl Usage {
     pub fn context(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_creation
+        sat_add(
+            sat_add(self.input, self.output),
+            sat_add(self.cache_read, self.cache_creation),
+        )
     }
 }
 
@@ -45,8 +57,9 @@ impl Stats {
                 Some(Value::Number(x)) => x
                     .as_u64()
                     .or_else(|| x.as_f64().map(|f| f.max(0.0) as u64))
-                    .unwrap_or(0),
-                Some(Value::String(s)) => s.trim().parse().unwrap_or(0),
+                    .unwrap_or(0)
+                    .min(MAX_COUNT),
+                Some(Value::String(s)) => s.trim().parse::<u64>().unwrap_or(0).min(MAX_COUNT),
                 _ => 0,
             }
         };
@@ -76,39 +89,35 @@ impl Stats {
     /// The single line, in the reference order with `last_call_speed_tok_per_sec` after
     /// `sub_agent_request_count`.
     pub fn to_line(&self) -> String {
+        let c = |v: u64| v.min(MAX_COUNT) as i64;
         crate::util::jsonl::Obj::new()
-            .num("current_turn_count", self.current_turn_count as i64)
-            .num("agent_request_count", self.agent_request_count as i64)
-            .num("compact_request_count", self.compact_request_count as i64)
-            .num("total_input_tokens", self.total_input_tokens as i64)
-            .num("total_output_tokens", self.total_output_tokens as i64)
-            .num(
-                "total_cache_read_tokens",
-                self.total_cache_read_tokens as i64,
-            )
+            .num("current_turn_count", c(self.current_turn_count))
+            .num("agent_request_count", c(self.agent_request_count))
+            .num("compact_request_count", c(self.compact_request_count))
+            .num("total_input_tokens", c(self.total_input_tokens))
+            .num("total_output_tokens", c(self.total_output_tokens))
+            .num("total_cache_read_tokens", c(self.total_cache_read_tokens))
             .num(
                 "total_cache_creation_tokens",
-                self.total_cache_creation_tokens as i64,
+                c(self.total_cache_creation_tokens),
             )
-            .num("current_context_tokens", self.current_context_tokens as i64)
-            .num(
-                "sub_agent_request_count",
-                self.sub_agent_request_count as i64,
-            )
+            .num("current_context_tokens", c(self.current_context_tokens))
+            .num("sub_agent_request_count", c(self.sub_agent_request_count))
             .num(
                 "last_call_speed_tok_per_sec",
-                self.last_call_speed_tok_per_sec as i64,
+                c(self.last_call_speed_tok_per_sec),
             )
             .str("last_updated", &self.last_updated)
             .finish()
     }
 
-    /// Add one call's usage to the totals.
+    /// Add one call's usage to the totals (saturating: a total never wraps).
     pub fn add_usage(&mut self, u: &Usage) {
-        self.total_input_tokens += u.input;
-        self.total_output_tokens += u.output;
-        self.total_cache_read_tokens += u.cache_read;
-        self.total_cache_creation_tokens += u.cache_creation;
+        self.total_input_tokens = sat_add(self.total_input_tokens, u.input);
+        self.total_output_tokens = sat_add(self.total_output_tokens, u.output);
+        self.total_cache_read_tokens = sat_add(self.total_cache_read_tokens, u.cache_read);
+        self.total_cache_creation_tokens =
+            sat_add(self.total_cache_creation_tokens, u.cache_creation);
     }
 
     pub fn totals(&self) -> Usage {
@@ -182,5 +191,20 @@ mod tests {
         assert_eq!(s.current_turn_count, 1);
         assert_eq!(Stats::load(&p).total_cache_creation_tokens, 6);
         assert!(std::fs::read_to_string(&p).unwrap().ends_with("Z\"}\n"));
+    }
+
+    #[test]
+    fn totals_saturate() {
+        let mut s = Stats::parse(r#"{"total_input_tokens":18446744073709551615}"#);
+        assert_eq!(s.total_input_tokens, MAX_COUNT);
+        s.add_usage(&Usage {
+            input: u64::MAX,
+            output: 1,
+            ..Default::default()
+        });
+        assert_eq!(s.total_input_tokens, MAX_COUNT);
+        assert!(s
+            .to_line()
+            .contains("\"total_input_tokens\":9223372036854775807,"));
     }
 }

@@ -89,6 +89,17 @@ impl Session {
     /// The caller holds the session lock.
     pub fn init(&self, events: &crate::session::events::EventLog) -> std::io::Result<bool> {
         self.create_dir()?;
+        // Before anything is appended: a tail torn by a crash is set aside first, so the
+        // new lines start clean and the session-start check sees only whole lines.
+        let mut fixes = Vec::new();
+        for p in [self.events(), self.conversation()] {
+            if let Some(fix) = crate::session::torn::repair_tail(&p)? {
+                fixes.push(fix.message(&p));
+            }
+        }
+        if let Some(m) = crate::session::conversation::repair_file_tail(&self.conversation())? {
+            fixes.push(m);
+        }
         let new_session = !fsx::non_empty(&self.events());
         for p in [
             self.conversation(),
@@ -106,6 +117,9 @@ impl Session {
             .create(self.images())?;
         if new_session {
             events.append(&crate::session::events::ev::session_start(&self.id))?;
+        }
+        for m in fixes {
+            events.append(&crate::session::events::ev::error(&m))?;
         }
         make_fifo(&self.input_fifo())?;
         make_fifo(&self.notify_fifo())?;

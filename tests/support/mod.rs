@@ -210,19 +210,22 @@ pub fn wait_until(what: &str, secs: u64, cond: impl FnMut() -> bool) {
 }
 
 /// [`wait_until`] with `diag()` (a screen, a log) added to the timeout message.
-pub fn wait_until_or(
-    what: &str,
-    secs: u64,
-    mut cond: impl FnMut() -> bool,
-    diag: impl Fn() -> String,
-) {
+pub fn wait_until_or(what: &str, secs: u64, cond: impl FnMut() -> bool, diag: impl Fn() -> String) {
+    if !wait_for(secs, cond) {
+        panic!("timed out after {secs} s waiting for {what}\n{}", diag());
+    }
+}
+
+/// Poll `cond` until it holds (true) or `secs` seconds pass (false): the one polling loop.
+pub fn wait_for(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
     let t0 = Instant::now();
     while !cond() {
         if t0.elapsed() > Duration::from_secs(secs) {
-            panic!("timed out after {secs} s waiting for {what}\n{}", diag());
+            return false;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+    true
 }
 
 pub fn stdout(o: &Output) -> String {
