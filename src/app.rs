@@ -31,11 +31,15 @@ fn parse() -> Result<Cli, i32> {
                         .get(ContextKind::InvalidArg)
                         .map(|v| v.to_string())
                         .unwrap_or_default();
-                    print_error(&format!("Unknown option: {arg}"));
+                    let msg = format!("Unknown option: {arg}");
+                    print_error(&msg);
+                    crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), &msg);
                     Err(EXIT_USAGE)
                 }
                 _ => {
                     let _ = e.print();
+                    let msg = e.kind().as_str().unwrap_or("invalid command line");
+                    crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), msg);
                     Err(EXIT_USAGE)
                 }
             }

@@ -61,7 +61,7 @@ pub struct Opts {
     /// on|off: attach pasted PNGs natively (accepted for compatibility).
     #[arg(long, global = true)]
     pub vision: Option<String>,
-    /// human|stream-json
+    /// human|text|json|stream-json (text: the final answer only; json: one result object).
     #[arg(long, global = true)]
     pub output_format: Option<String>,
     /// Same as --output-format stream-json.

@@ -8,6 +8,10 @@ use crate::provider::{ProviderConfig, ProviderKind};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     Human,
+    /// Only the final answer on stdout.
+    Text,
+    /// One result object on stdout at the end.
+    Json,
     StreamJson,
 }
 
@@ -72,6 +76,19 @@ fn num_flag(v: &Option<String>, flag: &str, default: u64, suffix: bool) -> Resul
     }
 }
 
+/// `--output-format` (`--print` is stream-json).
+pub fn output_format(o: &Opts) -> Result<OutputFormat, Error> {
+    match (o.print, o.output_format.as_deref()) {
+        (true, _) | (_, Some("stream-json")) => Ok(OutputFormat::StreamJson),
+        (_, None) | (_, Some("human")) => Ok(OutputFormat::Human),
+        (_, Some("text")) => Ok(OutputFormat::Text),
+        (_, Some("json")) => Ok(OutputFormat::Json),
+        (_, Some(other)) => Err(Error::Usage(format!(
+            "Invalid --output-format: {other} (expected human|text|json|stream-json)"
+        ))),
+    }
+}
+
 /// Resolve flags + environment. `need_key` is false for commands that never call a model.
 pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
     let pname = o.provider.clone().unwrap_or_else(|| "claude".into());
@@ -117,15 +134,7 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
     if base_url.is_empty() {
         base_url = kind.default_base_url().into();
     }
-    let output = match (o.print, o.output_format.as_deref()) {
-        (true, _) | (_, Some("stream-json")) => OutputFormat::StreamJson,
-        (_, None) | (_, Some("human")) => OutputFormat::Human,
-        (_, Some(other)) => {
-            return Err(Error::Usage(format!(
-                "Invalid --output-format: {other} (expected human|stream-json)"
-            )))
-        }
-    };
+    let output = output_format(o)?;
     let vision = match o.vision.clone().or_else(|| env("AGENT_VISION")).as_deref() {
         None | Some("off") => false,
         Some("on") => true,

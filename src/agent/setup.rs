@@ -69,6 +69,16 @@ pub fn open_session(
     o: &Opts,
     echo: Option<crate::session::events::Echo>,
 ) -> crate::error::Result<(Opened, EventLog)> {
+    open_session_with(o, echo, &|_| {})
+}
+
+/// [`open_session`], calling `on_open` once the session is chosen and locked, before its
+/// first event line is written (stream-json's `init` record comes before `session_start`).
+pub fn open_session_with(
+    o: &Opts,
+    echo: Option<crate::session::events::Echo>,
+    on_open: &dyn Fn(&Session),
+) -> crate::error::Result<(Opened, EventLog)> {
     let project = crate::session::select::project_dir()?;
     let (id, forked_from) = crate::session::select::for_run(o, &project)?;
     let session = Session::new(&project, &id);
@@ -89,6 +99,7 @@ pub fn open_session(
             })?;
         }
     }
+    on_open(&session);
     let events = EventLog::new(session.events(), echo);
     let is_new = session.init(&events)?;
     Ok((

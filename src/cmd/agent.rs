@@ -2,10 +2,11 @@
 //! interactive, `--listen`, sub-agent): resolve the configuration, open the session, set up
 //! the output, run the main loop, clean up on every exit path.
 use crate::agent::context::AgentCtx;
+use crate::agent::headless::{Headless, InitInfo};
 use crate::agent::output::{DisplaySink, Output};
 use crate::agent::recorder::Recorder;
 use crate::agent::runtime::{install_signals, main_loop};
-use crate::agent::setup::{open_session, pick_mode, Mode};
+use crate::agent::setup::{open_session_with, pick_mode, Mode};
 use crate::cli::{Cli, Opts};
 use crate::config::{self, OutputFormat};
 use crate::error::{Error, Kind, Result, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK};
@@ -30,15 +31,76 @@ fn sub_api_key(o: &Opts) -> Opts {
     o
 }
 
-/// `bash-agent [flags] [prompt]`: the agent itself.
+/// `bash-agent [flags] [prompt]`: the agent itself. In json and stream-json a run that
+/// fails outside its turns (a bad flag, no key, a session that cannot be opened) still ends
+/// with a `result` record, so a script always has one object to read.
 pub fn cmd_agent(cli: &Cli) -> Result {
+    // `--print` alone is the shell version's stream, byte for byte (scripts written for it
+    // read its first line as session_start): the init and result records come with
+    // `--output-format stream-json` only.
+    let legacy_print = cli.opts.print && cli.opts.output_format.is_none();
+    let headless = match config::output_format(&cli.opts) {
+        Ok(f) if cli.opts.sub_agent_notify.is_none() && !legacy_print => Headless::new(f),
+        _ => None,
+    };
+    let r = run_agent(cli, headless.as_ref());
+    if let (Err(e), Some(h)) = (&r, &headless) {
+        if let Some(m) = e.message() {
+            h.fail(m);
+        }
+    }
+    r
+}
+
+/// A command line clap refused: json and stream-json still get their `result` record
+/// (scanned from the raw arguments, since they could not be parsed).
+pub fn parse_failure(args: &[String], message: &str) {
+    let mut format = None;
+    for (i, a) in args.iter().enumerate() {
+        let v = if a == "--output-format" {
+            args.get(i + 1).map(String::as_str)
+        } else {
+            a.strip_prefix("--output-format=")
+        };
+        if let Some(v) = v {
+            format = Some(v.to_string());
+        }
+    }
+    let f = match format.as_deref() {
+        Some("json") => OutputFormat::Json,
+        Some("stream-json") => OutputFormat::StreamJson,
+        _ => return,
+    };
+    crate::agent::headless::early_failure(f, message);
+}
+
+fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let (mode, first) = pick_mode(cli)?;
     let o = sub_api_key(&cli.opts);
     let cfg = config::resolve(&o, true)?;
     let stream_json = cfg.output == OutputFormat::StreamJson;
-    let (opened, events) = open_session(
+    let headless = headless.filter(|_| mode != Mode::SubAgent);
+    let cwd = crate::session::paths::physical_cwd()?;
+    let on_open = |s: &Session| {
+        if let Some(h) = headless {
+            h.begin(s);
+            if stream_json {
+                let line = crate::agent::headless::init_line(&InitInfo {
+                    session: s,
+                    cwd: &cwd,
+                    cfg: &cfg,
+                    sandbox: "workspace-write",
+                    permission_mode: "bypass",
+                    instructions: &[],
+                });
+                crate::agent::headless::write_stdout(&format!("{line}\n"));
+            }
+        }
+    };
+    let (opened, events) = open_session_with(
         &o,
         (stream_json && mode != Mode::SubAgent).then(crate::agent::output::stdout_echo),
+        &on_open,
     )?;
     let session = opened.session.clone();
     if cfg.verbose {
@@ -57,7 +119,7 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     let signals = install_signals(&cancel);
     let input = InputChannel::open(&session)?;
     let notify = crate::ipc::notify::spawn_reader(&session, events.clone(), input.writer())?;
-    let human = !stream_json && mode != Mode::SubAgent;
+    let human = cfg.output == OutputFormat::Human && mode != Mode::SubAgent;
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let running = Arc::new(AtomicBool::new(false));
     let (display, editor) = if human {
@@ -70,6 +132,7 @@ pub fn cmd_agent(cli: &Cli) -> Result {
         display,
         title_model: (std::io::stderr().is_terminal() && mode != Mode::SubAgent)
             .then(|| cfg.provider.model.clone()),
+        headless: headless.cloned(),
     };
     if let Some(frames) = recovered {
         out.note(&format!(
@@ -80,7 +143,6 @@ pub fn cmd_agent(cli: &Cli) -> Result {
             out.show(f);
         }
     }
-    let cwd = crate::session::paths::physical_cwd()?;
     let rec = Recorder::new(session.clone(), events.clone(), &cfg);
     let mut ctx = AgentCtx::new(session.clone(), cfg.clone(), cwd, rec);
     ctx.depth = o.depth;
@@ -98,6 +160,9 @@ pub fn cmd_agent(cli: &Cli) -> Result {
         print_goodbye(color, &session.id);
     }
     notify.stop();
+    if let Some(h) = headless {
+        h.finish(code);
+    }
     if mode == Mode::SubAgent {
         if let Some(parent) = &o.sub_agent_notify {
             let status = if code == EXIT_OK || code == EXIT_INTERRUPTED {

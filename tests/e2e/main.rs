@@ -14,6 +14,7 @@ mod features_search;
 mod features_sessions;
 mod features_undo;
 mod features_usage;
+mod headless;
 mod prompt_e2e;
 mod replay_parity;
 mod store_fixtures;
