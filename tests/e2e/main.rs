@@ -17,5 +17,6 @@ mod features_usage;
 mod headless;
 mod prompt_e2e;
 mod replay_parity;
+mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
