@@ -153,6 +153,8 @@ pub enum Command {
         #[arg(long)]
         all_projects: bool,
     },
+    /// Print every effective setting and where it came from (flag, env, settings file, default).
+    Config,
     /// Manage sessions: rm, prune, show.
     Sessions {
         #[command(subcommand)]

@@ -91,6 +91,14 @@ pub fn output_format(o: &Opts) -> Result<OutputFormat, Error> {
 
 /// Resolve flags + environment. `need_key` is false for commands that never call a model.
 pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
+    // The settings files fill in what neither a flag nor the environment gave.
+    let settings = crate::settings::load_here()?;
+    if o.sub_agent_notify.is_none() {
+        for w in &settings.warnings {
+            eprintln!("bash-agent: warning: {w}");
+        }
+    }
+    let o = &crate::settings::overlay(o, &settings);
     let pname = o.provider.clone().unwrap_or_else(|| "claude".into());
     let mut kind = ProviderKind::parse(&pname).ok_or_else(|| {
         Error::Usage(format!(

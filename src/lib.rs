@@ -20,6 +20,7 @@ pub mod provider;
 pub mod search;
 pub mod session;
 pub mod sessions;
+pub mod settings;
 pub mod tools;
 pub mod ui;
 pub mod usage;

@@ -81,6 +81,8 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let stream_json = cfg.output == OutputFormat::StreamJson;
     let headless = headless.filter(|_| mode != Mode::SubAgent);
     let cwd = crate::session::paths::physical_cwd()?;
+    let modes = crate::settings::load_here().unwrap_or_default();
+    let (sandbox, permission_mode) = (modes.sandbox_mode(), modes.permission_mode());
     let on_open = |s: &Session| {
         if let Some(h) = headless {
             h.begin(s);
@@ -89,8 +91,8 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
                     session: s,
                     cwd: &cwd,
                     cfg: &cfg,
-                    sandbox: "workspace-write",
-                    permission_mode: "bypass",
+                    sandbox: &sandbox,
+                    permission_mode: &permission_mode,
                     instructions: &[],
                 });
                 crate::agent::headless::write_stdout(&format!("{line}\n"));

@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod client;
 pub mod compact;
+pub mod config;
 pub mod list;
 pub mod mock_server;
 pub mod replay;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: &Cli) -> Result {
             } => mock_server::cmd_mock_server(script, *port, record.as_deref()),
             Command::Tool { name, input } => tool::cmd_tool(o, name, input),
             Command::Compact => compact::cmd_compact(o),
+            Command::Config => config::cmd_config(o),
             Command::Undo { turns, force } => undo::cmd_undo(o, *turns, *force),
             Command::Usage { all, since } => usage::cmd_usage(o, *all, since.as_deref()),
             Command::Search {

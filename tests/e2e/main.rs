@@ -17,6 +17,7 @@ mod features_usage;
 mod headless;
 mod prompt_e2e;
 mod replay_parity;
+mod settings_e2e;
 mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
