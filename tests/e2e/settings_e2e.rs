@@ -20,6 +20,17 @@ fn write(path: &std::path::Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// (user, project, local, env EFFORT, flag --effort, expected value, expected source)
+type Case = (
+    Option<&'static str>,
+    Option<&'static str>,
+    Option<&'static str>,
+    Option<&'static str>,
+    Option<&'static str>,
+    &'static str,
+    &'static str,
+);
+
 #[test]
 fn precedence_flags_env_local_project_user_default() {
     let env = Env::new();
@@ -27,15 +38,7 @@ fn precedence_flags_env_local_project_user_default() {
     let project = env.cwd.join(".bash-agent/settings.json");
     let local = env.cwd.join(".bash-agent/settings.local.json");
     // (user, project, local, env EFFORT, flag --effort) → (value, source)
-    let cases: &[(
-        Option<&str>,
-        Option<&str>,
-        Option<&str>,
-        Option<&str>,
-        Option<&str>,
-        &str,
-        &str,
-    )] = &[
+    let cases: &[Case] = &[
         (None, None, None, None, None, "high", "default"),
         (Some("low"), None, None, None, None, "low", "user settings"),
         (
