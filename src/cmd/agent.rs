@@ -81,6 +81,15 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let stream_json = cfg.output == OutputFormat::StreamJson;
     let headless = headless.filter(|_| mode != Mode::SubAgent);
     let cwd = crate::session::paths::physical_cwd()?;
+    let instructions: Vec<String> = crate::agent::prompt::loaded_instructions(&cwd)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if cfg.verbose {
+        for f in &instructions {
+            eprintln!("[verbose] instructions: {f}");
+        }
+    }
     let modes = crate::settings::load_here().unwrap_or_default();
     let (sandbox, permission_mode) = (modes.sandbox_mode(), modes.permission_mode());
     let on_open = |s: &Session| {
@@ -93,7 +102,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
                     cfg: &cfg,
                     sandbox: &sandbox,
                     permission_mode: &permission_mode,
-                    instructions: &[],
+                    instructions: &instructions,
                 });
                 crate::agent::headless::write_stdout(&format!("{line}\n"));
             }

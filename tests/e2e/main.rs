@@ -15,6 +15,7 @@ mod features_sessions;
 mod features_undo;
 mod features_usage;
 mod headless;
+mod instructions_e2e;
 mod prompt_e2e;
 mod replay_parity;
 mod settings_e2e;
