@@ -33,11 +33,25 @@ fn parse() -> Result<Cli, i32> {
                         .unwrap_or_default();
                     let msg = format!("Unknown option: {arg}");
                     print_error(&msg);
+                    if let Some(hint) =
+                        crate::cmd::agent::quoting_hint(&std::env::args().collect::<Vec<_>>(), &arg)
+                    {
+                        eprintln!("{hint}");
+                    }
                     crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), &msg);
                     Err(EXIT_USAGE)
                 }
                 _ => {
                     let _ = e.print();
+                    let arg = e
+                        .get(ContextKind::InvalidSubcommand)
+                        .map(|v| v.to_string())
+                        .unwrap_or_default();
+                    if let Some(hint) =
+                        crate::cmd::agent::quoting_hint(&std::env::args().collect::<Vec<_>>(), &arg)
+                    {
+                        eprintln!("{hint}");
+                    }
                     let msg = e.kind().as_str().unwrap_or("invalid command line");
                     crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), msg);
                     Err(EXIT_USAGE)

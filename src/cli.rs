@@ -67,11 +67,11 @@ pub struct Opts {
     /// Same as --output-format stream-json.
     #[arg(long, global = true)]
     pub print: bool,
-    /// Select or create a session (no NAME: a new id).
-    #[arg(long, global = true, num_args = 0..=1, default_missing_value = "", value_name = "NAME")]
+    /// Select or create a session (no NAME: a new id). `-r`/`--resume` is the same flag.
+    #[arg(short = 'r', long, visible_alias = "resume", global = true, num_args = 0..=1, default_missing_value = "", value_name = "NAME")]
     pub session: Option<String>,
     /// Resume the latest non-sub-agent session of this project.
-    #[arg(long = "continue", global = true)]
+    #[arg(short = 'c', long = "continue", global = true)]
     pub continue_: bool,
     /// Copy the chosen session into a new one and run there.
     #[arg(long, global = true)]
@@ -155,6 +155,13 @@ pub enum Command {
     },
     /// Print every effective setting and where it came from (flag, env, settings file, default).
     Config,
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout.
+    Man,
     /// Manage sessions: rm, prune, show.
     Sessions {
         #[command(subcommand)]

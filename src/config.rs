@@ -136,7 +136,8 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
             _ => "OPENAI_API_KEY",
         };
         return Err(Error::Runtime(format!(
-            "No API key. Set {var} or use --api-key"
+            "No API key. Set {var} or use --api-key\n{}",
+            crate::settings::NO_KEY_HELP
         )));
     }
     if base_url.is_empty() {

@@ -74,6 +74,36 @@ pub fn parse_failure(args: &[String], message: &str) {
     crate::agent::headless::early_failure(f, message);
 }
 
+/// The hint for a command line clap refused because a prompt of several words was not
+/// quoted (`bash-agent fix the bug`, `bash-agent usage of memory`): `bad` is the word it
+/// stumbled on; options (`-x`) get no hint.
+pub fn quoting_hint(args: &[String], bad: &str) -> Option<String> {
+    if bad.is_empty() || bad.starts_with('-') {
+        return None;
+    }
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let at = words.iter().position(|w| *w == bad)?;
+    let prompt = words[at.saturating_sub(1)..].join(" ");
+    let first = words.first().copied().unwrap_or_default();
+    use clap::CommandFactory;
+    let sub = crate::cli::Cli::command()
+        .get_subcommands()
+        .any(|c| c.get_name() == first);
+    let lead = if sub && at > 0 {
+        format!("'{first}' is a subcommand, so the words after it were read as its arguments. ")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "hint: {lead}A prompt of several words must be one argument: quote it, e.g.\n  bash-agent \"{prompt}\""
+    ))
+}
+
 fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let (mode, first) = pick_mode(cli)?;
     let o = sub_api_key(&cli.opts);
@@ -114,6 +144,11 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
         &on_open,
     )?;
     let session = opened.session.clone();
+    let unused = DropIfUnused {
+        dir: session.dir.clone(),
+        conversation: session.conversation(),
+        armed: opened.is_new && opened.forked_from.is_none() && mode != Mode::SubAgent,
+    };
     if cfg.verbose {
         eprintln!(
             "[verbose] session {} ({}) at {}; provider {} model {} base {}",
@@ -186,6 +221,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     }
     drop(input);
     session.cleanup_runtime();
+    drop(unused);
     drop(opened.lock);
     if ctx.new_requested.load(Ordering::SeqCst) {
         return Err(Error::from(crate::agent::commands::restart_fresh(&cfg)));
@@ -195,6 +231,24 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
         EXIT_INTERRUPTED => Err(Error::Reported(Kind::Interrupted)),
         EXIT_FAIL => Err(Error::Reported(Kind::Runtime)),
         _ => Err(Error::Reported(Kind::Runtime)),
+    }
+}
+
+/// A session this run created is removed again when the run ends without a turn (a failure
+/// before the first one, a one-shot slash command, an interactive run left at once), so
+/// `--list-sessions` never fills with empty sessions. Runs on every exit path, while the
+/// run still holds the session's lock.
+struct DropIfUnused {
+    dir: std::path::PathBuf,
+    conversation: std::path::PathBuf,
+    armed: bool,
+}
+
+impl Drop for DropIfUnused {
+    fn drop(&mut self) {
+        if self.armed && !crate::util::fsx::non_empty(&self.conversation) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod client;
 pub mod compact;
+pub mod completions;
 pub mod config;
 pub mod list;
 pub mod mock_server;
@@ -38,6 +39,8 @@ pub fn dispatch(cli: &Cli) -> Result {
             Command::Tool { name, input } => tool::cmd_tool(o, name, input),
             Command::Compact => compact::cmd_compact(o),
             Command::Config => config::cmd_config(o),
+            Command::Completions { shell } => completions::cmd_completions(*shell),
+            Command::Man => completions::cmd_man(),
             Command::Undo { turns, force } => undo::cmd_undo(o, *turns, *force),
             Command::Usage { all, since } => usage::cmd_usage(o, *all, since.as_deref()),
             Command::Search {

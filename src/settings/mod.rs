@@ -15,6 +15,14 @@ use crate::error::Error;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// What a first run without a key is told: the variable of each provider and how to use a
+/// local server, which needs none.
+pub const NO_KEY_HELP: &str = "  claude (default):     export ANTHROPIC_API_KEY=...
+  openai, responses:    export OPENAI_API_KEY=...   (with -p openai or -p responses)
+  DeepSeek:             export DEEPSEEK_API_KEY=...
+  a local server needs no key: --base-url http://127.0.0.1:8080/v1 -p openai
+  (or ANTHROPIC_BASE_URL / OPENAI_BASE_URL, or base_url in ~/.bash-agent/settings.json)";
+
 /// Every key a settings file may hold.
 pub const KEYS: &[&str] = &[
     "provider",

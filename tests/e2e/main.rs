@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cli_extras;
 mod compact_e2e;
 mod e2e_agent;
 mod e2e_resume;
