@@ -122,6 +122,27 @@ impl Headless {
         }
     }
 
+    /// Feed one events.jsonl line read back from the file (`--send --wait`, which watches
+    /// another process's run).
+    pub fn feed_line(&self, v: &Value) {
+        let content = || v["content"].as_str().unwrap_or_default().to_string();
+        let e = match v["type"].as_str().unwrap_or_default() {
+            "user_input" => Event::UserInput { content: content() },
+            "text" => Event::text(content()),
+            "retry" => Event::Retry,
+            "stop" => Event::stop(crate::protocol::StopReason::parse(
+                v["reason"].as_str().unwrap_or_default(),
+            )),
+            "error" => Event::error(v["message"].as_str().unwrap_or_default()),
+            "tool_call" | "tool_result" => {
+                lock(&self.acc).fresh = true;
+                return;
+            }
+            _ => return,
+        };
+        self.feed(&e);
+    }
+
     /// Print the result of a run that ended with exit `code` (once).
     pub fn finish(&self, code: i32) {
         if self.done.swap(true, Ordering::SeqCst) {

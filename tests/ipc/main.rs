@@ -8,4 +8,5 @@ mod ipc_client;
 mod ipc_e2e;
 mod ipc_fifo;
 mod ipc_notify;
+mod ipc_send_json;
 mod ipc_tasks;
