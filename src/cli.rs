@@ -105,6 +105,10 @@ pub struct Opts {
     /// Render the last N turns of the session (default 10) and exit.
     #[arg(long, num_args = 0..=1, default_missing_value = "10", value_name = "N")]
     pub replay: Option<String>,
+    /// Attach read-only to the session (--session NAME / --continue): its last N turns
+    /// (default 10), then its events live until its agent ends or Ctrl-C.
+    #[arg(long, num_args = 0..=1, default_missing_value = "10", value_name = "N")]
+    pub follow: Option<String>,
     /// Like --replay but print the RESP display frames.
     #[arg(long, num_args = 0..=1, default_missing_value = "10", value_name = "N")]
     pub replay_frames: Option<String>,

@@ -5,6 +5,7 @@ pub mod client;
 pub mod compact;
 pub mod completions;
 pub mod config;
+pub mod follow;
 pub mod list;
 pub mod mock_server;
 pub mod replay;
@@ -52,6 +53,9 @@ pub fn dispatch(cli: &Cli) -> Result {
     }
     if o.send.is_some() || o.inject.is_some() {
         return client::cmd_client(o);
+    }
+    if o.follow.is_some() {
+        return follow::cmd_follow(o);
     }
     if o.replay.is_some() || o.replay_frames.is_some() {
         return replay::cmd_replay(o);
