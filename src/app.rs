@@ -38,7 +38,14 @@ fn parse() -> Result<Cli, i32> {
                         .get(ContextKind::InvalidArg)
                         .map(|v| v.to_string())
                         .unwrap_or_default();
-                    print_error(&format!("Unknown option: {arg}"));
+                    let msg = format!("Unknown option: {arg}");
+                    print_error(&msg);
+                    if let Some(hint) =
+                        crate::cmd::agent::quoting_hint(&std::env::args().collect::<Vec<_>>(), &arg)
+                    {
+                        eprintln!("{hint}");
+                    }
+                    crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), &msg);
                     Err(EXIT_USAGE)
                 }
                 ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
@@ -47,15 +54,28 @@ fn parse() -> Result<Cli, i32> {
                         Some(clap::error::ContextValue::Strings(v)) => v.clone(),
                         _ => Vec::new(),
                     };
-                    print_error(&crate::config::invalid_flag_message(
+                    let msg = crate::config::invalid_flag_message(
                         &ctx(ContextKind::InvalidArg),
                         &ctx(ContextKind::InvalidValue),
                         &valid,
-                    ));
+                    );
+                    print_error(&msg);
+                    crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), &msg);
                     Err(EXIT_USAGE)
                 }
                 _ => {
                     let _ = e.print();
+                    let arg = e
+                        .get(ContextKind::InvalidSubcommand)
+                        .map(|v| v.to_string())
+                        .unwrap_or_default();
+                    if let Some(hint) =
+                        crate::cmd::agent::quoting_hint(&std::env::args().collect::<Vec<_>>(), &arg)
+                    {
+                        eprintln!("{hint}");
+                    }
+                    let msg = e.kind().as_str().unwrap_or("invalid command line");
+                    crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), msg);
                     Err(EXIT_USAGE)
                 }
             }

@@ -61,17 +61,17 @@ pub struct Opts {
     /// on|off: attach pasted PNGs natively (accepted for compatibility).
     #[arg(long, global = true)]
     pub vision: Option<String>,
-    /// human|stream-json
-    #[arg(long, global = true, value_enum)]
-    pub output_format: Option<crate::options::OutputFormat>,
+    /// human|text|json|stream-json (text: the final answer only; json: one result object).
+    #[arg(long, global = true, value_parser = ["human", "text", "json", "stream-json"])]
+    pub output_format: Option<String>,
     /// Same as --output-format stream-json.
     #[arg(long, global = true)]
     pub print: bool,
-    /// Select or create a session (no NAME: a new id).
-    #[arg(long, global = true, num_args = 0..=1, default_missing_value = "", value_name = "NAME")]
+    /// Select or create a session (no NAME: a new id). `-r`/`--resume` is the same flag.
+    #[arg(short = 'r', long, visible_alias = "resume", global = true, num_args = 0..=1, default_missing_value = "", value_name = "NAME")]
     pub session: Option<String>,
     /// Resume the latest non-sub-agent session of this project.
-    #[arg(long = "continue", global = true)]
+    #[arg(short = 'c', long = "continue", global = true)]
     pub continue_: bool,
     /// Copy the chosen session into a new one and run there.
     #[arg(long, global = true)]
@@ -109,6 +109,10 @@ pub struct Opts {
     /// Render the last N turns of the session (default 10) and exit.
     #[arg(long, num_args = 0..=1, default_missing_value = "10", value_name = "N")]
     pub replay: Option<String>,
+    /// Attach read-only to the session (--session NAME / --continue): its last N turns
+    /// (default 10), then its events live until its agent ends or Ctrl-C.
+    #[arg(long, num_args = 0..=1, default_missing_value = "10", value_name = "N")]
+    pub follow: Option<String>,
     /// Like --replay but print the RESP display frames.
     #[arg(long, num_args = 0..=1, default_missing_value = "10", value_name = "N")]
     pub replay_frames: Option<String>,
@@ -168,6 +172,15 @@ pub enum Command {
         #[arg(long)]
         all_projects: bool,
     },
+    /// Print every effective setting and where it came from (flag, env, settings file, default).
+    Config,
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout.
+    Man,
     /// Manage sessions: rm, prune, show.
     Sessions {
         #[command(subcommand)]

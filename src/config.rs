@@ -72,8 +72,29 @@ fn num_flag(v: &Option<String>, flag: &str, default: u64, suffix: bool) -> Resul
     }
 }
 
+/// `--output-format` (`--print` is stream-json).
+pub fn output_format(o: &Opts) -> Result<OutputFormat, Error> {
+    match (o.print, o.output_format.as_deref()) {
+        (true, _) | (_, Some("stream-json")) => Ok(OutputFormat::StreamJson),
+        (_, None) | (_, Some("human")) => Ok(OutputFormat::Human),
+        (_, Some("text")) => Ok(OutputFormat::Text),
+        (_, Some("json")) => Ok(OutputFormat::Json),
+        (_, Some(other)) => Err(Error::Usage(format!(
+            "Invalid --output-format: {other} (expected human|text|json|stream-json)"
+        ))),
+    }
+}
+
 /// Resolve flags + environment. `need_key` is false for commands that never call a model.
 pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
+    // The settings files fill in what neither a flag nor the environment gave.
+    let settings = crate::settings::load_here()?;
+    if o.sub_agent_notify.is_none() {
+        for w in &settings.warnings {
+            eprintln!("bash-agent: warning: {w}");
+        }
+    }
+    let o = &crate::settings::overlay(o, &settings);
     let pname = o.provider.clone().unwrap_or_else(|| "claude".into());
     let mut kind = ProviderKind::parse(&pname).ok_or_else(|| {
         Error::Usage(format!(
@@ -111,17 +132,14 @@ pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
             _ => "OPENAI_API_KEY",
         };
         return Err(Error::Runtime(format!(
-            "No API key. Set {var} or use --api-key"
+            "No API key. Set {var} or use --api-key\n{}",
+            crate::settings::NO_KEY_HELP
         )));
     }
     if base_url.is_empty() {
         base_url = kind.default_base_url().into();
     }
-    let output = if o.print {
-        OutputFormat::StreamJson
-    } else {
-        o.output_format.unwrap_or(OutputFormat::Human)
-    };
+    let output = output_format(o)?;
     let effort = match o.effort {
         Some(e) => Some(e),
         None => env_enum::<Effort>("EFFORT")?,

@@ -23,6 +23,7 @@ pub mod sandbox;
 pub mod search;
 pub mod session;
 pub mod sessions;
+pub mod settings;
 pub mod tools;
 pub mod ui;
 pub mod usage;

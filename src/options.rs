@@ -3,10 +3,15 @@
 //! configuration and the providers share one definition, and a bad value is refused by clap
 //! before anything runs (a usage error, exit 2).
 
-/// Output mode (`--output-format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// Output mode (`--output-format`; `config::output_format` reads the flag, so a failure
+/// before the session exists can still answer in the format asked for).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     Human,
+    /// Only the final answer on stdout.
+    Text,
+    /// One result object on stdout at the end.
+    Json,
     StreamJson,
 }
 

@@ -21,11 +21,16 @@ pub struct Output {
     pub display: Option<Mutex<DisplaySink>>,
     /// Terminal title (`ui::title`): only when stderr is a TTY; holds the model name.
     pub title_model: Option<String>,
+    /// text, json and stream-json: the result accumulator every event is fed to.
+    pub headless: Option<Arc<crate::agent::headless::Headless>>,
 }
 
-/// Print every event line on stdout, whole (stream-json).
+/// Print every event line on stdout, whole (stream-json). Terminal escapes (the Edit diff's
+/// colours, a coloured command's output in a Bash result) are removed from this copy only:
+/// events.jsonl keeps them, as the shell version writes them.
 pub fn stdout_echo() -> Echo {
     Arc::new(|line: &str| {
+        let line = crate::agent::headless::strip_line_escapes(line);
         let mut buf = Vec::with_capacity(line.len() + 1);
         buf.extend_from_slice(line.as_bytes());
         buf.push(b'\n');
@@ -41,11 +46,15 @@ impl Output {
         Output {
             display: None,
             title_model: None,
+            headless: None,
         }
     }
 
     /// Show one turn event.
     pub fn event(&self, e: &Event) {
+        if let Some(h) = &self.headless {
+            h.feed(e);
+        }
         if self.display.is_some() {
             if let Some(f) = crate::ipc::display::frame(e) {
                 self.show(&f);

@@ -34,16 +34,16 @@ pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), Error> {
         if p.trim().is_empty() {
             return Err(Error::Usage("empty prompt".into()));
         }
-        return Ok((Mode::OneShot, Some(p.clone())));
+        let piped = match stdin_is_data() {
+            true => read_stdin_capped()?,
+            false => String::new(),
+        };
+        return Ok((Mode::OneShot, Some(join_stdin(p, &piped))));
     }
     if std::io::stdin().is_terminal() {
         return Ok((Mode::Interactive, None));
     }
-    let mut buf = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut buf)
-        .map_err(|e| Error::Runtime(format!("cannot read stdin: {e}")))?;
-    let text = String::from_utf8_lossy(&buf);
+    let text = read_stdin_capped()?;
     let text = text.trim_end_matches(['\n', '\r']);
     if text.trim().is_empty() {
         // An empty prompt is an error, never the text "0" (docs/differences-from-shell.md).
@@ -52,6 +52,50 @@ pub fn pick_mode(cli: &Cli) -> Result<(Mode, Option<String>), Error> {
         ));
     }
     Ok((Mode::OneShot, Some(text.to_string())))
+}
+
+/// The most stdin is read (as a prompt or as context for one).
+pub const STDIN_MAX: u64 = 10 * 1024 * 1024;
+
+/// Read stdin whole, refusing more than [`STDIN_MAX`] bytes.
+fn read_stdin_capped() -> Result<String, Error> {
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(STDIN_MAX + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::Runtime(format!("cannot read stdin: {e}")))?;
+    if buf.len() as u64 > STDIN_MAX {
+        return Err(Error::Usage(format!(
+            "stdin is larger than {} MB; pass a smaller input (or a file path in the prompt)",
+            STDIN_MAX / (1024 * 1024)
+        )));
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Stdin holds data to read alongside a prompt: a pipe or a redirected file. A terminal,
+/// /dev/null or a socket is not read, so a prompt given on the command line never waits on
+/// an inherited stdin that nobody writes to.
+fn stdin_is_data() -> bool {
+    use nix::sys::stat::{fstat, SFlag};
+    match fstat(0) {
+        Ok(st) => {
+            let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
+            kind == SFlag::S_IFIFO || kind == SFlag::S_IFREG
+        }
+        Err(_) => false,
+    }
+}
+
+/// The prompt with piped stdin as its context (`git diff | bash-agent "review this"`);
+/// the prompt alone when stdin held nothing.
+pub fn join_stdin(prompt: &str, stdin: &str) -> String {
+    let body = stdin.trim_end_matches(['\n', '\r']);
+    if body.trim().is_empty() {
+        return prompt.to_string();
+    }
+    format!("{prompt}\n\n<stdin>\n{body}\n</stdin>")
 }
 
 /// An opened, locked, initialised session.
@@ -68,6 +112,16 @@ pub struct Opened {
 pub fn open_session(
     o: &Opts,
     echo: Option<crate::session::events::Echo>,
+) -> crate::error::Result<(Opened, EventLog)> {
+    open_session_with(o, echo, &|_| {})
+}
+
+/// [`open_session`], calling `on_open` once the session is chosen and locked, before its
+/// first event line is written (stream-json's `init` record comes before `session_start`).
+pub fn open_session_with(
+    o: &Opts,
+    echo: Option<crate::session::events::Echo>,
+    on_open: &dyn Fn(&Session),
 ) -> crate::error::Result<(Opened, EventLog)> {
     let project = crate::session::select::project_dir()?;
     let (id, forked_from) = crate::session::select::for_run(o, &project)?;
@@ -89,6 +143,7 @@ pub fn open_session(
             })?;
         }
     }
+    on_open(&session);
     let events = EventLog::new(session.events(), echo);
     let is_new = session.init(&events)?;
     Ok((

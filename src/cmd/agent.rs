@@ -2,10 +2,11 @@
 //! interactive, `--listen`, sub-agent): resolve the configuration, open the session, set up
 //! the output, run the main loop, clean up on every exit path.
 use crate::agent::context::AgentCtx;
+use crate::agent::headless::{Headless, InitInfo};
 use crate::agent::output::{DisplaySink, Output};
 use crate::agent::recorder::Recorder;
 use crate::agent::runtime::{install_signals, main_loop};
-use crate::agent::setup::{open_session, pick_mode, Mode};
+use crate::agent::setup::{open_session_with, pick_mode, Mode};
 use crate::cli::{Cli, Opts};
 use crate::config;
 use crate::error::{Error, Kind, Result, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK};
@@ -31,19 +32,127 @@ fn sub_api_key(o: &Opts) -> Opts {
     o
 }
 
-/// `bash-agent [flags] [prompt]`: the agent itself.
+/// `bash-agent [flags] [prompt]`: the agent itself. In json and stream-json a run that
+/// fails outside its turns (a bad flag, no key, a session that cannot be opened) still ends
+/// with a `result` record, so a script always has one object to read.
 pub fn cmd_agent(cli: &Cli) -> Result {
+    // `--print` alone is the shell version's stream, byte for byte (scripts written for it
+    // read its first line as session_start): the init and result records come with
+    // `--output-format stream-json` only.
+    let legacy_print = cli.opts.print && cli.opts.output_format.is_none();
+    let headless = match config::output_format(&cli.opts) {
+        Ok(f) if cli.opts.sub_agent_notify.is_none() && !legacy_print => Headless::new(f),
+        _ => None,
+    };
+    let r = run_agent(cli, headless.as_ref());
+    if let (Err(e), Some(h)) = (&r, &headless) {
+        if let Some(m) = e.message() {
+            h.fail(m);
+        }
+    }
+    r
+}
+
+/// A command line clap refused: json and stream-json still get their `result` record
+/// (scanned from the raw arguments, since they could not be parsed).
+pub fn parse_failure(args: &[String], message: &str) {
+    let mut format = None;
+    for (i, a) in args.iter().enumerate() {
+        let v = if a == "--output-format" {
+            args.get(i + 1).map(String::as_str)
+        } else {
+            a.strip_prefix("--output-format=")
+        };
+        if let Some(v) = v {
+            format = Some(v.to_string());
+        }
+    }
+    let f = match format.as_deref() {
+        Some("json") => OutputFormat::Json,
+        Some("stream-json") => OutputFormat::StreamJson,
+        _ => return,
+    };
+    crate::agent::headless::early_failure(f, message);
+}
+
+/// The hint for a command line clap refused because a prompt of several words was not
+/// quoted (`bash-agent fix the bug`, `bash-agent usage of memory`): `bad` is the word it
+/// stumbled on; options (`-x`) get no hint.
+pub fn quoting_hint(args: &[String], bad: &str) -> Option<String> {
+    if bad.is_empty() || bad.starts_with('-') {
+        return None;
+    }
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let at = words.iter().position(|w| *w == bad)?;
+    let prompt = words[at.saturating_sub(1)..].join(" ");
+    let first = words.first().copied().unwrap_or_default();
+    use clap::CommandFactory;
+    let sub = crate::cli::Cli::command()
+        .get_subcommands()
+        .any(|c| c.get_name() == first);
+    let lead = if sub && at > 0 {
+        format!("'{first}' is a subcommand, so the words after it were read as its arguments. ")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "hint: {lead}A prompt of several words must be one argument: quote it, e.g.\n  bash-agent \"{prompt}\""
+    ))
+}
+
+fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let (mode, first) = pick_mode(cli)?;
     let o = sub_api_key(&cli.opts);
     let cfg = config::resolve(&o, true)?;
     crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
     let stream_json = cfg.output == OutputFormat::StreamJson;
-    let (opened, events) = open_session(
+    let headless = headless.filter(|_| mode != Mode::SubAgent);
+    let cwd = crate::session::paths::physical_cwd()?;
+    let instructions: Vec<String> = crate::agent::prompt::loaded_instructions(&cwd)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if cfg.verbose {
+        for f in &instructions {
+            eprintln!("[verbose] instructions: {f}");
+        }
+    }
+    let modes = crate::settings::load_here().unwrap_or_default();
+    // The sandbox in force (flags, env, settings resolved); the permission mode as set.
+    let (sandbox, permission_mode) = (cfg.sandbox.mode.name().to_string(), modes.permission_mode());
+    let on_open = |s: &Session| {
+        if let Some(h) = headless {
+            h.begin(s);
+            if stream_json {
+                let line = crate::agent::headless::init_line(&InitInfo {
+                    session: s,
+                    cwd: &cwd,
+                    cfg: &cfg,
+                    sandbox: &sandbox,
+                    permission_mode: &permission_mode,
+                    instructions: &instructions,
+                });
+                crate::agent::headless::write_stdout(&format!("{line}\n"));
+            }
+        }
+    };
+    let (opened, events) = open_session_with(
         &o,
         (stream_json && mode != Mode::SubAgent).then(crate::agent::output::stdout_echo),
+        &on_open,
     )?;
     let session = opened.session.clone();
     crate::sandbox::configure(cfg.sandbox.clone(), Some(&session.dir));
+    let unused = DropIfUnused {
+        dir: session.dir.clone(),
+        conversation: session.conversation(),
+        armed: opened.is_new && opened.forked_from.is_none() && mode != Mode::SubAgent,
+    };
     if cfg.verbose {
         crate::util::say::err_line(&format!(
             "[verbose] session {} ({}) at {}; provider {} model {} base {}",
@@ -60,7 +169,7 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     let signals = install_signals(&cancel);
     let input = InputChannel::open(&session)?;
     let notify = crate::ipc::notify::spawn_reader(&session, events.clone(), input.writer())?;
-    let human = !stream_json && mode != Mode::SubAgent;
+    let human = cfg.output == OutputFormat::Human && mode != Mode::SubAgent;
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let running = Arc::new(AtomicBool::new(false));
     let (display, editor) = if human {
@@ -73,6 +182,7 @@ pub fn cmd_agent(cli: &Cli) -> Result {
         display,
         title_model: (std::io::stderr().is_terminal() && mode != Mode::SubAgent)
             .then(|| cfg.provider.model.clone()),
+        headless: headless.cloned(),
     };
     if let Some(frames) = recovered {
         out.note(&format!(
@@ -83,7 +193,6 @@ pub fn cmd_agent(cli: &Cli) -> Result {
             out.show(f);
         }
     }
-    let cwd = crate::session::paths::physical_cwd()?;
     let rec = Recorder::new(session.clone(), events.clone(), &cfg);
     let mut ctx = AgentCtx::new(session.clone(), cfg.clone(), cwd, rec);
     ctx.depth = o.depth;
@@ -105,6 +214,9 @@ pub fn cmd_agent(cli: &Cli) -> Result {
         print_goodbye(color, &session.id);
     }
     notify.stop();
+    if let Some(h) = headless {
+        h.finish(code);
+    }
     if mode == Mode::SubAgent {
         if let Some(parent) = &o.sub_agent_notify {
             let status = if code == EXIT_OK || code == EXIT_INTERRUPTED {
@@ -117,6 +229,7 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     }
     drop(input);
     session.cleanup_runtime();
+    drop(unused);
     drop(opened.lock);
     if ctx.new_requested.load(Ordering::SeqCst) {
         return Err(Error::from(crate::agent::commands::restart_fresh(&cfg)));
@@ -126,6 +239,24 @@ pub fn cmd_agent(cli: &Cli) -> Result {
         EXIT_INTERRUPTED => Err(Error::Reported(Kind::Interrupted)),
         EXIT_FAIL => Err(Error::Reported(Kind::Runtime)),
         _ => Err(Error::Reported(Kind::Runtime)),
+    }
+}
+
+/// A session this run created is removed again when the run ends without a turn (a failure
+/// before the first one, a one-shot slash command, an interactive run left at once), so
+/// `--list-sessions` never fills with empty sessions. Runs on every exit path, while the
+/// run still holds the session's lock.
+struct DropIfUnused {
+    dir: std::path::PathBuf,
+    conversation: std::path::PathBuf,
+    armed: bool,
+}
+
+impl Drop for DropIfUnused {
+    fn drop(&mut self) {
+        if self.armed && !crate::util::fsx::non_empty(&self.conversation) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 

@@ -39,7 +39,41 @@ pub fn cmd_client(o: &Opts) -> Result {
         let start = std::fs::metadata(session.events())
             .map(|m| m.len())
             .unwrap_or(0);
+        let json = o.wait && crate::config::output_format(o)? == crate::options::OutputFormat::Json;
+        let headless = crate::agent::headless::Headless::new(crate::options::OutputFormat::Json)
+            .filter(|_| json);
+        if let Some(h) = &headless {
+            h.begin(&session);
+        }
         delivered(client::send_input(&session, text))?;
+        if let Some(h) = &headless {
+            // The turn's result object, from the lines the agent appended for it.
+            let end = client::wait_answer(&session, start, text);
+            let bytes = std::fs::read(session.events()).unwrap_or_default();
+            let from = (start as usize).min(bytes.len());
+            for line in String::from_utf8_lossy(&bytes[from..]).lines() {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                    h.feed_line(&v);
+                }
+            }
+            return match end {
+                WaitEnd::Answer(_) => {
+                    h.finish(crate::error::EXIT_OK);
+                    Ok(())
+                }
+                WaitEnd::Error(_) => {
+                    // The turn's error was printed on stderr as its line was read back.
+                    h.finish(crate::error::EXIT_FAIL);
+                    Err(Error::Reported(crate::error::Kind::Runtime))
+                }
+                WaitEnd::Gone => {
+                    h.finish(crate::error::EXIT_FAIL);
+                    Err(Error::runtime(format!(
+                        "the agent on session {name} stopped before answering"
+                    )))
+                }
+            };
+        }
         if o.wait {
             return match client::wait_answer(&session, start, text) {
                 WaitEnd::Answer(a) => {

@@ -3,6 +3,9 @@
 pub mod agent;
 pub mod client;
 pub mod compact;
+pub mod completions;
+pub mod config;
+pub mod follow;
 pub mod list;
 pub mod mock_server;
 pub mod replay;
@@ -50,6 +53,9 @@ pub fn dispatch(cli: &Cli) -> Result {
             } => mock_server::cmd_mock_server(script, *port, record.as_deref()),
             Command::Tool { name, input } => tool::cmd_tool(o, name, input),
             Command::Compact => compact::cmd_compact(o),
+            Command::Config => config::cmd_config(o),
+            Command::Completions { shell } => completions::cmd_completions(*shell),
+            Command::Man => completions::cmd_man(),
             Command::Undo { turns, force } => undo::cmd_undo(o, *turns, *force),
             Command::Usage { all, since } => usage::cmd_usage(o, *all, since.as_deref()),
             Command::Search {
@@ -61,6 +67,9 @@ pub fn dispatch(cli: &Cli) -> Result {
     }
     if o.send.is_some() || o.inject.is_some() {
         return client::cmd_client(o);
+    }
+    if o.follow.is_some() {
+        return follow::cmd_follow(o);
     }
     if o.replay.is_some() || o.replay_frames.is_some() {
         return replay::cmd_replay(o);

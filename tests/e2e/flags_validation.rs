@@ -69,7 +69,7 @@ fn every_numeric_and_enumerated_flag_is_checked_first() {
         ),
         (
             &["--output-format", "xml"],
-            "Error: Invalid --output-format: xml (expected human|stream-json)",
+            "Error: Invalid --output-format: xml (expected human|text|json|stream-json)",
         ),
     ];
     for (args, want) in cases {

@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cli_extras;
 mod compact_e2e;
 mod e2e_agent;
 mod e2e_resume;
@@ -15,8 +16,12 @@ mod features_sessions;
 mod features_undo;
 mod features_usage;
 mod flags_validation;
+mod headless;
+mod instructions_e2e;
 mod prompt_e2e;
 mod replay_parity;
+mod settings_e2e;
 mod shell_fixture_formats;
+mod stdin_join;
 mod store_fixtures;
 mod tools_cli;

@@ -8,5 +8,7 @@ mod ipc_async;
 mod ipc_client;
 mod ipc_e2e;
 mod ipc_fifo;
+mod ipc_follow;
 mod ipc_notify;
+mod ipc_send_json;
 mod ipc_tasks;

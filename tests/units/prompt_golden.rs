@@ -117,16 +117,12 @@ fn full_with_plan_summary_instructions_skills() {
         "Task focus: counting\nReflections: none\n",
     )
     .unwrap();
-    // Global: AGENT.md beats CLAUDE.md; project: AGENTS.md beats everything.
+    // Every kind loads: AGENTS.md (else AGENT.md), then CLAUDE.md (else .claude/CLAUDE.md).
     fs::create_dir_all(&f.env.agent_home).unwrap();
-    fs::write(
-        f.env.agent_home.join("CLAUDE.md"),
-        "global claude (loses)\n",
-    )
-    .unwrap();
+    fs::write(f.env.agent_home.join("CLAUDE.md"), "Global claude rule.\n").unwrap();
     fs::write(f.env.agent_home.join("AGENT.md"), "Global rule: be nice.\n").unwrap();
     fs::create_dir_all(f.cwd.join(".claude")).unwrap();
-    fs::write(f.cwd.join(".claude/CLAUDE.md"), "project .claude (loses)").unwrap();
+    fs::write(f.cwd.join(".claude/CLAUDE.md"), "Project claude rule.").unwrap();
     fs::write(f.cwd.join("AGENTS.md"), "Project rule: run tests.\n\n").unwrap();
     // Skills: project .claude/skills, project skills/, ~/.claude/skills.
     let sk = |root: PathBuf, name: &str, body: &str| {
@@ -152,9 +148,8 @@ fn full_with_plan_summary_instructions_skills() {
     let selected = vec!["pdf".to_string(), "golden-missing-skill".to_string()];
     let p = render(&f, &selected, 0);
     assert!(!p.contains("DRAFT MUST NOT APPEAR"));
-    assert!(!p.contains("loses"));
     assert!(p.contains(
-        "<instruction-files>\n<instruction-file name=\"global\">\nGlobal rule: be nice.\n</instruction-file>\n<instruction-file name=\"project\">\nProject rule: run tests.\n</instruction-file>\n</instruction-files>\n"
+        "<instruction-files>\n<instruction-file name=\"global\">\nGlobal rule: be nice.\n</instruction-file>\n<instruction-file name=\"global\">\nGlobal claude rule.\n</instruction-file>\n<instruction-file name=\"project\">\nProject rule: run tests.\n</instruction-file>\n<instruction-file name=\"project\">\nProject claude rule.\n</instruction-file>\n</instruction-files>\n"
     ));
     assert!(p.contains(
         "<skill-index>\n- pdf: Work with PDF files\n- notes: Keep notes tidy.\n- bare\n</skill-index>\n"

@@ -4,6 +4,7 @@
 //! `<tag name="…">`) and followed by `\n`; empty sections are left out and the final
 //! newline is removed. The fixed prose lives in `prompt_text.rs`; everything here is the
 //! dynamic part. Building is cheap: no subprocess (uname is read once per process).
+pub mod instructions;
 mod text;
 
 use crate::session::Session;
@@ -201,16 +202,20 @@ pub fn instruction_file(dir: &Path) -> Option<PathBuf> {
 }
 
 fn instruction_files(env: &Env) -> String {
-    let mut parts = Vec::new();
-    for (name, dir) in [("global", &env.agent_home), ("project", &env.pwd)] {
-        if let Some(f) = instruction_file(dir) {
-            let text = read_trimmed(&f);
-            if !text.is_empty() {
-                parts.push(wrap("instruction-file", name, &text));
-            }
-        }
-    }
-    parts.join("\n")
+    instructions::collect(&env.agent_home, &env.home, &env.pwd)
+        .iter()
+        .map(|f| wrap("instruction-file", f.label, &f.text))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The instruction files a run in `cwd` loads (`--verbose`, the stream-json `init` record).
+pub fn loaded_instructions(cwd: &Path) -> Vec<PathBuf> {
+    let env = Env::current(cwd);
+    instructions::collect(&env.agent_home, &env.home, &env.pwd)
+        .into_iter()
+        .map(|f| f.path)
+        .collect()
 }
 
 fn selected_skills(names: &[String], env: &Env) -> String {

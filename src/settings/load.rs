@@ -1,0 +1,81 @@
+//! Reading one settings file: JSON (an object) or a clear error naming the file, line and
+//! column; unknown keys are kept out and reported as warnings.
+use super::merge::Source;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// The known keys of one file.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    pub source: Source,
+    pub path: std::path::PathBuf,
+    pub values: Map<String, Value>,
+    pub warnings: Vec<String>,
+}
+
+/// Read `path`; `Ok(None)` when it does not exist.
+pub fn load_file(path: &Path, source: Source) -> Result<Option<Layer>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    parse(&text, path, source).map(Some)
+}
+
+/// Parse one file's text.
+pub fn parse(text: &str, path: &Path, source: Source) -> Result<Layer, String> {
+    let mut layer = Layer {
+        source,
+        path: path.to_path_buf(),
+        values: Map::new(),
+        warnings: Vec::new(),
+    };
+    if text.trim().is_empty() {
+        return Ok(layer);
+    }
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{}:{}:{}: malformed settings: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })?;
+    let Value::Object(obj) = v else {
+        return Err(format!(
+            "{}:1:1: malformed settings: expected a JSON object",
+            path.display()
+        ));
+    };
+    for (k, val) in obj {
+        if super::KEYS.contains(&k.as_str()) {
+            if let Some(msg) = check(&k, &val) {
+                return Err(format!("{}: {k}: {msg}", path.display()));
+            }
+            layer.values.insert(k, val);
+        } else if !k.starts_with('$') {
+            // `$schema` and other `$` keys are editor metadata, not settings.
+            layer
+                .warnings
+                .push(format!("{}: unknown key \"{k}\" (ignored)", path.display()));
+        }
+    }
+    Ok(layer)
+}
+
+/// The shape a key's value must have, or why it does not.
+fn check(key: &str, v: &Value) -> Option<&'static str> {
+    let ok = match key {
+        "max_context" | "max_tokens" => v.is_u64() || v.is_string(),
+        "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => v.is_object(),
+        "tool_env_allow" => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+        _ => v.is_string(),
+    };
+    (!ok).then_some(match key {
+        "max_context" | "max_tokens" => "expected a number or a string like \"200k\"",
+        "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => "expected an object",
+        "tool_env_allow" => "expected an array of strings",
+        _ => "expected a string",
+    })
+}

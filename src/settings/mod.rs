@@ -1,0 +1,226 @@
+//! Settings files: `<agent home>/settings.json` (user), `<project>/.bash-agent/settings.json`
+//! (shared with the project) and `<project>/.bash-agent/settings.local.json` (personal), the
+//! project being the git root above the working directory (else the working directory).
+//! Precedence: flags > environment > local > project > user > defaults. [`overlay`] turns
+//! the files into the flags a run did not give, so `config::resolve` keeps its one
+//! resolution path; [`report`] says where each effective value came from.
+pub mod load;
+pub mod merge;
+
+pub use load::{load_file, Layer};
+pub use merge::{merge, Entry, Source};
+
+use crate::cli::Opts;
+use crate::error::Error;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// What a first run without a key is told: the variable of each provider and how to use a
+/// local server, which needs none.
+pub const NO_KEY_HELP: &str = "  claude (default):     export ANTHROPIC_API_KEY=...
+  openai, responses:    export OPENAI_API_KEY=...   (with -p openai or -p responses)
+  DeepSeek:             export DEEPSEEK_API_KEY=...
+  a local server needs no key: --base-url http://127.0.0.1:8080/v1 -p openai
+  (or ANTHROPIC_BASE_URL / OPENAI_BASE_URL, or base_url in ~/.bash-agent/settings.json)";
+
+/// Every key a settings file may hold.
+pub const KEYS: &[&str] = &[
+    "provider",
+    "model",
+    "base_url",
+    "api_key_env",
+    "max_context",
+    "max_tokens",
+    "thinking",
+    "effort",
+    "sandbox",
+    "permissions",
+    "tool_env_allow",
+    "mcpServers",
+    "hooks",
+    "prices",
+];
+
+/// The settings of one run: the merged entries and the warnings the files gave.
+#[derive(Debug, Default, Clone)]
+pub struct Settings {
+    pub entries: std::collections::BTreeMap<String, Entry>,
+    pub warnings: Vec<String>,
+    /// The files read, in precedence order (lowest first).
+    pub files: Vec<PathBuf>,
+}
+
+impl Settings {
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.get(key).map(|e| &e.value)
+    }
+
+    /// A string value (numbers are given as their decimal text).
+    pub fn text(&self, key: &str) -> Option<String> {
+        match self.get(key)? {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    }
+
+    /// `sandbox.mode` (default `workspace-write`).
+    pub fn sandbox_mode(&self) -> String {
+        self.nested("sandbox", "mode")
+            .unwrap_or_else(|| "workspace-write".into())
+    }
+
+    /// `permissions.mode` (default `bypass`).
+    pub fn permission_mode(&self) -> String {
+        self.nested("permissions", "mode")
+            .unwrap_or_else(|| "bypass".into())
+    }
+
+    fn nested(&self, key: &str, field: &str) -> Option<String> {
+        self.get(key)?
+            .get(field)?
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    }
+}
+
+/// The project root for settings: the nearest folder above `cwd` (inclusive) holding `.git`,
+/// else `cwd`.
+pub fn project_root(cwd: &Path) -> PathBuf {
+    let mut d = Some(cwd);
+    while let Some(p) = d {
+        if p.join(".git").exists() {
+            return p.to_path_buf();
+        }
+        d = p.parent();
+    }
+    cwd.to_path_buf()
+}
+
+/// The three files, lowest precedence first.
+pub fn files(cwd: &Path) -> [(Source, PathBuf); 3] {
+    let root = project_root(cwd).join(".bash-agent");
+    [
+        (
+            Source::User,
+            crate::session::paths::agent_home().join("settings.json"),
+        ),
+        (Source::Project, root.join("settings.json")),
+        (Source::Local, root.join("settings.local.json")),
+    ]
+}
+
+/// Read and merge the settings files for `cwd`. A malformed file is a usage error naming the
+/// file, line and column.
+pub fn load(cwd: &Path) -> Result<Settings, Error> {
+    let mut layers = Vec::new();
+    let mut s = Settings::default();
+    for (src, path) in files(cwd) {
+        if let Some(layer) = load_file(&path, src).map_err(Error::Usage)? {
+            s.warnings.extend(layer.warnings.iter().cloned());
+            s.files.push(path);
+            layers.push(layer);
+        }
+    }
+    s.entries = merge(&layers);
+    Ok(s)
+}
+
+/// The settings for the current directory (none when it cannot be read).
+pub fn load_here() -> Result<Settings, Error> {
+    match crate::session::paths::physical_cwd() {
+        Ok(cwd) => load(&cwd),
+        Err(_) => Ok(Settings::default()),
+    }
+}
+
+fn env_set(name: &str) -> bool {
+    std::env::var(name).map(|v| !v.is_empty()).unwrap_or(false)
+}
+
+/// The environment variable that overrides `key` (if any) for this provider.
+pub fn env_name(key: &str, provider: &str) -> Option<&'static str> {
+    let openai = matches!(provider, "openai" | "responses");
+    match key {
+        "base_url" if openai => Some("OPENAI_BASE_URL"),
+        "base_url" => Some("ANTHROPIC_BASE_URL"),
+        "effort" => Some("EFFORT"),
+        "thinking" => Some("THINKING"),
+        _ => None,
+    }
+}
+
+/// The flags with the settings filled in where neither a flag nor the environment gave a
+/// value. `api_key_env` names the variable the key is read from (when no `--api-key`).
+pub fn overlay(o: &Opts, s: &Settings) -> Opts {
+    let mut o = o.clone();
+    let provider = o
+        .provider
+        .clone()
+        .or_else(|| s.text("provider"))
+        .unwrap_or_else(|| "claude".into());
+    let fill = |slot: &mut Option<String>, key: &str| {
+        if slot.is_none() && !env_name(key, &provider).is_some_and(env_set) {
+            *slot = s.text(key);
+        }
+    };
+    fill(&mut o.provider, "provider");
+    fill(&mut o.model, "model");
+    fill(&mut o.base_url, "base_url");
+    fill(&mut o.max_context, "max_context");
+    fill(&mut o.max_tokens, "max_tokens");
+    // Closed sets: a value clap would refuse is left out (the run's default applies).
+    let mut thinking = None;
+    fill(&mut thinking, "thinking");
+    if o.thinking.is_none() {
+        o.thinking = thinking.and_then(|v| clap::ValueEnum::from_str(v.trim(), false).ok());
+    }
+    let mut effort = None;
+    fill(&mut effort, "effort");
+    if o.effort.is_none() {
+        o.effort = effort.and_then(|v| clap::ValueEnum::from_str(v.trim(), false).ok());
+    }
+    // The sandbox: settings apply when neither --sandbox nor BASH_AGENT_SANDBOX says.
+    if o.sandbox.is_none() && !env_set(crate::sandbox::MODE_ENV) {
+        o.sandbox = s.nested("sandbox", "mode");
+    }
+    if let Some(dirs) = s
+        .get("sandbox")
+        .and_then(|v| v.get("extra_dirs"))
+        .and_then(|v| v.as_array())
+    {
+        o.add_dir
+            .extend(dirs.iter().filter_map(|d| d.as_str().map(String::from)));
+    }
+    if o.api_key.is_none() {
+        if let Some(var) = s.text("api_key_env") {
+            o.api_key = std::env::var(&var).ok().filter(|v| !v.is_empty());
+        }
+    }
+    o
+}
+
+/// Where the effective value of `key` comes from, given the flags.
+pub fn source_of(key: &str, o: &Opts, s: &Settings, provider: &str) -> Source {
+    let flag = match key {
+        "provider" => o.provider.is_some(),
+        "model" => o.model.is_some(),
+        "base_url" => o.base_url.is_some(),
+        "max_context" => o.max_context.is_some(),
+        "max_tokens" => o.max_tokens.is_some(),
+        "thinking" => o.thinking.is_some(),
+        "effort" => o.effort.is_some(),
+        _ => false,
+    };
+    if flag {
+        return Source::Flag;
+    }
+    if let Some(e) = env_name(key, provider).filter(|e| env_set(e)) {
+        return Source::Env(e.to_string());
+    }
+    s.entries
+        .get(key)
+        .map(|e| e.source.clone())
+        .unwrap_or(Source::Default)
+}
