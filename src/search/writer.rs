@@ -37,8 +37,7 @@ impl Writer<'_> {
                 offset,
                 kind,
                 text
-            ],
-        )?;
+            ])?;
         Ok(self.tx.last_insert_rowid())
     }
 
