@@ -11,6 +11,9 @@
 //! Speed: lines are processed straight from the input chunk; only a partial trailing line
 //! is copied. Names and data are kept in reused buffers (no per-line allocation).
 
+/// Buffers up to this size are reused between lines; a bigger one (a huge answer) is freed.
+const KEEP: usize = 1 << 20;
+
 /// Incremental SSE parser. Feed chunks with [`feed`](Self::feed), then call
 /// [`finish`](Self::finish) at end of input.
 #[derive(Debug, Default)]
@@ -54,9 +57,7 @@ impl SseParser {
             } else {
                 self.partial.extend_from_slice(&chunk[..pos]);
                 let line = std::mem::take(&mut self.partial);
-                self.line(&line, on_event);
-                self.partial = line;
-                self.partial.clear();
+                self.line_owned(line, on_event);
             }
             chunk = &chunk[next..];
         }
@@ -67,10 +68,31 @@ impl SseParser {
     pub fn finish(&mut self, on_event: &mut dyn FnMut(&str, &str)) {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
-            self.line(&line, on_event);
+            self.line_owned(line, on_event);
         }
         self.line(b"", on_event);
         self.skip_lf = false;
+    }
+
+    /// A line that was carried over chunks: the first `data:` line of an event becomes the
+    /// event's data in place (a huge answer in one line is never copied); others go
+    /// through [`line`](Self::line) and the buffer is kept for the next partial line.
+    fn line_owned(&mut self, mut line: Vec<u8>, on_event: &mut dyn FnMut(&str, &str)) {
+        if !self.has_data && line.starts_with(b"data:") {
+            let skip = if line.get(5) == Some(&b' ') { 6 } else { 5 };
+            line.drain(..skip);
+            self.has_data = true;
+            match String::from_utf8(line) {
+                Ok(s) => self.data = s,
+                Err(e) => push_utf8(&mut self.data, e.as_bytes()),
+            }
+            return;
+        }
+        self.line(&line, on_event);
+        if line.capacity() <= KEEP {
+            line.clear();
+            self.partial = line;
+        }
     }
 
     fn line(&mut self, line: &[u8], on_event: &mut dyn FnMut(&str, &str)) {
@@ -85,6 +107,9 @@ impl SseParser {
             }
             self.event.clear();
             self.data.clear();
+            if self.data.capacity() > KEEP {
+                self.data = String::new();
+            }
             self.has_data = false;
             return;
         }
@@ -216,5 +241,17 @@ mod tests {
             let got = parse_chunks(&[&input[..i], &input[i..]]);
             assert_eq!(got, vec![ev("message", "héllo wörld ✓")], "split at {i}");
         }
+    }
+
+    #[test]
+    fn long_data_lines_carried_over_chunks() {
+        let big = "é".repeat(100_000);
+        let input = format!("event: a\ndata: {big}\ndata:{big}\n\ndata: x\n\n: c\ndata:y");
+        let chunks: Vec<&[u8]> = input.as_bytes().chunks(16 * 1024 + 1).collect();
+        let two = format!("{big}\n{big}");
+        assert_eq!(
+            parse_chunks(&chunks),
+            vec![ev("a", &two), ev("message", "x"), ev("message", "y")]
+        );
     }
 }

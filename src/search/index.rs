@@ -4,14 +4,15 @@
 //! is re-indexed from 0. The JSONL files stay the source of truth: the index can be deleted
 //! at any time, and an index with another `user_version` is dropped and rebuilt.
 use super::writer::{Run, Writer};
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Bump when the tables or the extracted text change.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS files(
@@ -19,6 +20,7 @@ CREATE TABLE IF NOT EXISTS files(
   project TEXT NOT NULL,
   session TEXT NOT NULL,
   inode INTEGER NOT NULL,
+  size INTEGER NOT NULL,
   mtime INTEGER NOT NULL,
   offset INTEGER NOT NULL,
   line_no INTEGER NOT NULL,
@@ -154,94 +156,104 @@ impl Index {
     }
 
     /// Bring every session of one project folder up to date, and forget sessions that are
-    /// gone.
+    /// gone. Unchanged files are told apart by a stat alone, outside any write transaction;
+    /// all changes are written in one transaction.
     pub fn sync_project(&mut self, project_dir: &Path) -> Result<SyncStats, String> {
-        let project = name_of(project_dir);
-        let mut st = SyncStats::default();
-        let mut seen = std::collections::HashSet::new();
-        for dir in crate::session::store::sub_dirs(project_dir) {
-            let file = dir.join("events.jsonl");
-            if file.is_file() {
-                self.sync_file(&file, &project, &name_of(&dir), &mut st)?;
-                seen.insert(file.to_string_lossy().into_owned());
-            }
-        }
-        let known: Vec<String> = {
-            let mut q = self
-                .conn
-                .prepare("SELECT path FROM files WHERE project = ?1")
-                .map_err(err)?;
-            let rows = q
-                .query_map([&project], |r| r.get::<_, String>(0))
-                .map_err(err)?;
-            rows.filter_map(Result::ok).collect()
-        };
-        for path in known.iter().filter(|p| !seen.contains(p.as_str())) {
-            self.forget(path)?;
-        }
-        Ok(st)
+        let mut plan = Plan::default();
+        self.plan_project(project_dir, &mut plan)?;
+        self.apply(plan)
     }
 
     /// Sync every project under `root` and forget projects that are gone.
     pub fn sync_all(&mut self, root: &Path) -> Result<SyncStats, String> {
-        let mut total = SyncStats::default();
+        let mut plan = Plan::default();
         let dirs = crate::session::store::sub_dirs(root);
-        let names: std::collections::HashSet<String> = dirs.iter().map(|d| name_of(d)).collect();
+        let names: HashSet<String> = dirs.iter().map(|d| name_of(d)).collect();
         for d in &dirs {
-            let s = self.sync_project(d)?;
-            total.files_read += s.files_read;
-            total.bytes_read += s.bytes_read;
-            total.messages += s.messages;
-            total.reindexed += s.reindexed;
-            total.bad_lines += s.bad_lines;
+            self.plan_project(d, &mut plan)?;
         }
-        let gone: Vec<String> = {
-            let mut q = self
-                .conn
-                .prepare("SELECT path, project FROM files")
-                .map_err(err)?;
-            let rows = q
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-                .map_err(err)?;
+        let mut q = self
+            .conn
+            .prepare_cached("SELECT path, project FROM files")
+            .map_err(err)?;
+        let rows = q
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(err)?;
+        plan.gone.extend(
             rows.filter_map(Result::ok)
                 .filter(|(_, p)| !names.contains(p))
-                .map(|(f, _)| f)
-                .collect()
-        };
-        for f in gone {
-            self.forget(&f)?;
-        }
-        Ok(total)
+                .map(|(f, _)| f),
+        );
+        drop(q);
+        self.apply(plan)
     }
 
-    fn forget(&mut self, path: &str) -> Result<(), String> {
+    /// Stat the sessions of one project against the recorded (inode, size, mtime): the
+    /// files that changed go to `plan.todo`, the recorded ones that are gone to `plan.gone`.
+    fn plan_project(&self, project_dir: &Path, plan: &mut Plan) -> Result<(), String> {
+        let project = name_of(project_dir);
+        // Every recorded file under this folder: a range over the primary key.
+        let lo = format!("{}/", project_dir.to_string_lossy());
+        let hi = format!("{}0", project_dir.to_string_lossy());
+        let mut known: HashMap<String, (i64, i64, i64)> = HashMap::new();
+        {
+            let mut q = self
+                .conn
+                .prepare_cached(
+                    "SELECT path, inode, size, mtime FROM files WHERE path >= ?1 AND path < ?2",
+                )
+                .map_err(err)?;
+            let rows = q
+                .query_map([&lo, &hi], |r| {
+                    Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
+                })
+                .map_err(err)?;
+            for row in rows {
+                let (k, v) = row.map_err(err)?;
+                known.insert(k, v);
+            }
+        }
+        for dir in crate::session::store::sub_dirs(project_dir) {
+            let file = dir.join("events.jsonl");
+            let Ok(meta) = std::fs::metadata(&file) else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let key = file.to_string_lossy().into_owned();
+            let unchanged = known.remove(&key) == Some(stamp(&meta));
+            if !unchanged {
+                plan.todo.push(Todo {
+                    file,
+                    key,
+                    project: project.clone(),
+                    session: name_of(&dir),
+                });
+            }
+        }
+        plan.gone.extend(known.into_keys());
+        Ok(())
+    }
+
+    /// Write a plan in one transaction (none when nothing changed).
+    fn apply(&mut self, plan: Plan) -> Result<SyncStats, String> {
+        let mut st = SyncStats::default();
+        if plan.todo.is_empty() && plan.gone.is_empty() {
+            return Ok(st);
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(err)?;
-        tx.execute("DELETE FROM messages WHERE file = ?1", [path])
-            .map_err(err)?;
-        tx.execute("DELETE FROM files WHERE path = ?1", [path])
-            .map_err(err)?;
-        tx.commit().map_err(err)
-    }
-
-    fn row(conn: &Connection, path: &str) -> rusqlite::Result<Option<FileRow>> {
-        conn.query_row(
-            "SELECT inode, offset, line_no, tail_hash, run_id, run_type FROM files WHERE path = ?1",
-            [path],
-            |r| {
-                Ok(FileRow {
-                    inode: r.get(0)?,
-                    offset: r.get(1)?,
-                    line_no: r.get(2)?,
-                    tail_hash: r.get(3)?,
-                    run_id: r.get(4)?,
-                    run_type: r.get(5)?,
-                })
-            },
-        )
-        .optional()
+        for t in &plan.todo {
+            sync_in(&tx, &t.file, &t.key, &t.project, &t.session, &mut st)?;
+        }
+        for path in &plan.gone {
+            forget_in(&tx, path)?;
+        }
+        tx.commit().map_err(err)?;
+        Ok(st)
     }
 
     /// Index the new bytes of one events.jsonl.
@@ -256,10 +268,9 @@ impl Index {
         let Ok(meta) = std::fs::metadata(file) else {
             return Ok(());
         };
-        let inode = meta.ino() as i64;
         // Cheap check outside any write transaction: nothing new.
-        if let Some(r) = Self::row(&self.conn, &key).map_err(err)? {
-            if r.inode == inode && r.offset as u64 == meta.len() {
+        if let Some(r) = row(&self.conn, &key).map_err(err)? {
+            if (r.inode, r.size, r.mtime) == stamp(&meta) {
                 return Ok(());
             }
         }
@@ -267,79 +278,7 @@ impl Index {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(err)?;
-        let mut f = crate::util::fsx::open_read(file).map_err(err)?;
-        let inode = f.metadata().map_err(err)?.ino() as i64;
-        let mut row = Self::row(&tx, &key).map_err(err)?.unwrap_or_default();
-        let fresh = row.inode != inode || !tail_matches(&mut f, row.offset as u64, row.tail_hash);
-        if fresh && row.offset > 0 {
-            st.reindexed += 1;
-        }
-        if fresh {
-            tx.execute("DELETE FROM messages WHERE file = ?1", [&key])
-                .map_err(err)?;
-            row = FileRow {
-                inode,
-                ..FileRow::default()
-            };
-        }
-        f.seek(SeekFrom::Start(row.offset as u64)).map_err(err)?;
-        let mut buf = Vec::new();
-        f.read_to_end(&mut buf).map_err(err)?;
-        let complete = buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        st.files_read += 1;
-        st.bytes_read += complete as u64;
-        let mut w = Writer {
-            tx: &tx,
-            key: &key,
-            project,
-            session,
-            run: None,
-        };
-        if let (Some(id), Some(t)) = (row.run_id, row.run_type.clone()) {
-            let text: Option<String> = tx
-                .query_row("SELECT text FROM messages WHERE id = ?1", [id], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(err)?;
-            if let Some(text) = text {
-                w.run = Some(Run {
-                    id: Some(id),
-                    kind: t,
-                    text,
-                    line_no: 0,
-                    offset: 0,
-                });
-            }
-        }
-        let mut pos = row.offset;
-        let mut line_no = row.line_no;
-        for raw in buf[..complete].split_inclusive(|&b| b == b'\n') {
-            line_no += 1;
-            let at = pos;
-            pos += raw.len() as i64;
-            let text = String::from_utf8_lossy(raw);
-            let t = text.trim();
-            if t.is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(t) {
-                Ok(v) if v.get("type").and_then(Value::as_str).is_some() => {
-                    st.messages += w.line(&v, line_no, at).map_err(err)?;
-                }
-                _ => st.bad_lines += 1,
-            }
-        }
-        let (run_id, run_type) = w.flush().map_err(err)?;
-        let tail = tail_hash(&mut f, pos as u64).map_err(err)?;
-        tx.execute(
-            "INSERT INTO files(path, project, session, inode, mtime, offset, line_no, tail_hash, run_id, run_type)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-             ON CONFLICT(path) DO UPDATE SET project = ?2, session = ?3, inode = ?4, mtime = ?5,
-               offset = ?6, line_no = ?7, tail_hash = ?8, run_id = ?9, run_type = ?10",
-            params![key, project, session, inode, meta.mtime(), pos, line_no, tail, run_id, run_type],
-        )
-        .map_err(err)?;
+        sync_in(&tx, file, &key, project, session, st)?;
         tx.commit().map_err(err)
     }
 
@@ -380,9 +319,160 @@ impl Index {
     }
 }
 
+/// What a sync has to do: files to read, recorded files to forget.
+#[derive(Default)]
+struct Plan {
+    todo: Vec<Todo>,
+    gone: Vec<String>,
+}
+
+struct Todo {
+    file: PathBuf,
+    key: String,
+    project: String,
+    session: String,
+}
+
+/// What tells an unchanged file: inode, size and mtime (nanoseconds).
+fn stamp(meta: &std::fs::Metadata) -> (i64, i64, i64) {
+    (
+        meta.ino() as i64,
+        meta.len() as i64,
+        meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+    )
+}
+
+fn forget_in(tx: &Transaction, path: &str) -> Result<(), String> {
+    tx.prepare_cached("DELETE FROM messages WHERE file = ?1")
+        .and_then(|mut q| q.execute([path]))
+        .map_err(err)?;
+    tx.prepare_cached("DELETE FROM files WHERE path = ?1")
+        .and_then(|mut q| q.execute([path]))
+        .map_err(err)?;
+    Ok(())
+}
+
+fn row(conn: &Connection, path: &str) -> rusqlite::Result<Option<FileRow>> {
+    conn.prepare_cached(
+        "SELECT inode, size, mtime, offset, line_no, tail_hash, run_id, run_type
+         FROM files WHERE path = ?1",
+    )?
+    .query_row([path], |r| {
+        Ok(FileRow {
+            inode: r.get(0)?,
+            size: r.get(1)?,
+            mtime: r.get(2)?,
+            offset: r.get(3)?,
+            line_no: r.get(4)?,
+            tail_hash: r.get(5)?,
+            run_id: r.get(6)?,
+            run_type: r.get(7)?,
+        })
+    })
+    .optional()
+}
+
+/// Index the bytes of one events.jsonl past its recorded offset, inside `tx`.
+fn sync_in(
+    tx: &Transaction,
+    file: &Path,
+    key: &str,
+    project: &str,
+    session: &str,
+    st: &mut SyncStats,
+) -> Result<(), String> {
+    let mut f = match crate::util::fsx::open_read(file) {
+        Ok(f) => f,
+        // Removed between the stat and now: the next sync forgets it.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(err(e)),
+    };
+    let meta = f.metadata().map_err(err)?;
+    let (inode, _, mtime) = stamp(&meta);
+    let mut row = row(tx, key).map_err(err)?.unwrap_or_default();
+    let fresh = row.inode != inode || !tail_matches(&mut f, row.offset as u64, row.tail_hash);
+    if fresh && row.offset > 0 {
+        st.reindexed += 1;
+    }
+    if fresh {
+        tx.prepare_cached("DELETE FROM messages WHERE file = ?1")
+            .and_then(|mut q| q.execute([key]))
+            .map_err(err)?;
+        row = FileRow {
+            inode,
+            ..FileRow::default()
+        };
+    }
+    f.seek(SeekFrom::Start(row.offset as u64)).map_err(err)?;
+    let mut buf = Vec::with_capacity(meta.len().saturating_sub(row.offset as u64) as usize);
+    f.read_to_end(&mut buf).map_err(err)?;
+    // The size recorded is the one read: bytes appended after this read change it.
+    let size = row.offset + buf.len() as i64;
+    let complete = buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    st.files_read += 1;
+    st.bytes_read += complete as u64;
+    let mut w = Writer {
+        tx,
+        key,
+        project,
+        session,
+        run: None,
+    };
+    if let (Some(id), Some(t)) = (row.run_id, row.run_type.clone()) {
+        let text: Option<String> = tx
+            .prepare_cached("SELECT text FROM messages WHERE id = ?1")
+            .and_then(|mut q| q.query_row([id], |r| r.get(0)).optional())
+            .map_err(err)?;
+        if let Some(text) = text {
+            w.run = Some(Run {
+                id: Some(id),
+                kind: t,
+                text,
+                line_no: 0,
+                offset: 0,
+            });
+        }
+    }
+    let mut pos = row.offset;
+    let mut line_no = row.line_no;
+    for raw in buf[..complete].split_inclusive(|&b| b == b'\n') {
+        line_no += 1;
+        let at = pos;
+        pos += raw.len() as i64;
+        let text = String::from_utf8_lossy(raw);
+        let t = text.trim();
+        if t.is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(t) {
+            Ok(v) if v.get("type").and_then(Value::as_str).is_some() => {
+                st.messages += w.line(&v, line_no, at).map_err(err)?;
+            }
+            _ => st.bad_lines += 1,
+        }
+    }
+    let (run_id, run_type) = w.flush().map_err(err)?;
+    let tail = tail_hash(&mut f, pos as u64).map_err(err)?;
+    tx.prepare_cached(
+        "INSERT INTO files(path, project, session, inode, size, mtime, offset, line_no, tail_hash, run_id, run_type)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+         ON CONFLICT(path) DO UPDATE SET project = ?2, session = ?3, inode = ?4, size = ?5,
+           mtime = ?6, offset = ?7, line_no = ?8, tail_hash = ?9, run_id = ?10, run_type = ?11",
+    )
+    .and_then(|mut q| {
+        q.execute(params![
+            key, project, session, inode, size, mtime, pos, line_no, tail, run_id, run_type
+        ])
+    })
+    .map_err(err)?;
+    Ok(())
+}
+
 #[derive(Debug, Default, Clone)]
 struct FileRow {
     inode: i64,
+    size: i64,
+    mtime: i64,
     offset: i64,
     line_no: i64,
     tail_hash: i64,

@@ -24,10 +24,12 @@ pub(crate) struct Writer<'a> {
 
 impl Writer<'_> {
     fn insert(&self, line_no: i64, offset: i64, kind: &str, text: &str) -> rusqlite::Result<i64> {
-        self.tx.execute(
-            "INSERT INTO messages(file, project, session, line_no, offset, type, text)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
+        self.tx
+            .prepare_cached(
+                "INSERT INTO messages(file, project, session, line_no, offset, type, text)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
                 self.key,
                 self.project,
                 self.session,
@@ -35,8 +37,7 @@ impl Writer<'_> {
                 offset,
                 kind,
                 text
-            ],
-        )?;
+            ])?;
         Ok(self.tx.last_insert_rowid())
     }
 
@@ -47,10 +48,9 @@ impl Writer<'_> {
         };
         match run.id {
             Some(id) => {
-                self.tx.execute(
-                    "UPDATE messages SET text = ?1 WHERE id = ?2 AND text <> ?1",
-                    params![run.text, id],
-                )?;
+                self.tx
+                    .prepare_cached("UPDATE messages SET text = ?1 WHERE id = ?2 AND text <> ?1")?
+                    .execute(params![run.text, id])?;
             }
             None => {
                 let (l, o, k, t) = (run.line_no, run.offset, run.kind.clone(), run.text.clone());

@@ -1,6 +1,6 @@
 //! `--list-sessions` (docs/sessions.md; sorted by last activity, newest first) and
 //! `--list-sessions --json`.
-use crate::session::store::{last_activity, last_activity_ns};
+use crate::session::store::activity;
 use crate::util::jsonl::Obj;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,18 +16,63 @@ pub struct Entry {
 }
 
 /// First non-blank line of summary.txt, cut to 57 chars + `...` when over 60 chars.
+/// Reads only as far as that line decides the preview (a summary can be long).
 pub fn preview(dir: &Path) -> String {
-    let text = crate::util::fsx::read_lossy(&dir.join("summary.txt"));
-    let line = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .to_string();
+    let line = first_line(&dir.join("summary.txt"));
     if line.chars().count() > 60 {
         let cut: String = line.chars().take(57).collect();
         format!("{cut}...")
     } else {
         line
+    }
+}
+
+/// The first non-blank line of a file (as `str::lines` splits it, lossy UTF-8), read in
+/// small chunks: an unfinished line is enough once it has more characters than a preview
+/// shows (one more than the cut, and one for a `\r` that may end it).
+fn first_line(path: &Path) -> String {
+    use std::io::Read;
+    const CHUNK: usize = 4096;
+    const ENOUGH: usize = 62;
+    let Ok(mut f) = fs::File::open(path) else {
+        return String::new();
+    };
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = [0u8; CHUNK];
+    loop {
+        let n = match f.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => 0,
+        };
+        let eof = n == 0;
+        buf.extend_from_slice(&chunk[..n]);
+        // Blank complete lines never matter again: drop them.
+        while let Some(i) = buf.iter().position(|&b| b == b'\n') {
+            let text = String::from_utf8_lossy(&buf[..i]);
+            let text = text.strip_suffix('\r').unwrap_or(&text);
+            if !text.trim().is_empty() {
+                return text.to_string();
+            }
+            buf.drain(..=i);
+        }
+        if eof {
+            let text = String::from_utf8_lossy(&buf);
+            return if text.trim().is_empty() {
+                String::new()
+            } else {
+                text.into_owned()
+            };
+        }
+        // Leave out a character cut at the chunk's end.
+        let whole = match std::str::from_utf8(&buf) {
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            _ => buf.len(),
+        };
+        let text = String::from_utf8_lossy(&buf[..whole]);
+        if text.chars().count() >= ENOUGH && !text.trim().is_empty() {
+            return text.chars().take(ENOUGH).collect();
+        }
     }
 }
 
@@ -43,9 +88,10 @@ pub fn entries(project_dir: &Path) -> Option<Vec<Entry>> {
                 return None;
             }
             let path = e.path();
+            let (last_activity, sort_key) = activity(&path);
             Some(Entry {
-                last_activity: last_activity(&path),
-                sort_key: last_activity_ns(&path),
+                last_activity,
+                sort_key,
                 preview: preview(&path),
                 name,
                 path,
@@ -132,5 +178,42 @@ mod tests {
         fs::create_dir(d.path().join("s2")).unwrap();
         let t = render_text(d.path());
         assert!(t.lines().any(|l| l.starts_with("s2") && l.ends_with(' ')));
+    }
+
+    /// The bounded read gives the preview a whole read gives.
+    #[test]
+    fn preview_reads_only_what_it_needs() {
+        let whole = |b: &[u8]| {
+            let text = String::from_utf8_lossy(b).into_owned();
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            if line.chars().count() > 60 {
+                format!("{}...", line.chars().take(57).collect::<String>())
+            } else {
+                line.to_string()
+            }
+        };
+        let d = tempfile::tempdir().unwrap();
+        let mut cases: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"   \n\t\n".to_vec(),
+            b"short".to_vec(),
+            b"\r\nsixty\r\n".to_vec(),
+            format!("{}\r\n", "y".repeat(60)).into_bytes(),
+            format!("{}\r\n", "y".repeat(61)).into_bytes(),
+            format!("{}\n{}", " \n".repeat(5000), "z".repeat(9000)).into_bytes(),
+        ];
+        // A multi-byte character across every chunk boundary near the cut.
+        for pad in 4090..4100 {
+            let mut b = vec![b'\n'; pad];
+            b.extend("é".repeat(70).as_bytes());
+            cases.push(b);
+        }
+        cases.push(b"\xff\xfe bad\n".to_vec());
+        for (i, c) in cases.iter().enumerate() {
+            let dir = d.path().join(format!("s{i}"));
+            fs::create_dir(&dir).unwrap();
+            fs::write(dir.join("summary.txt"), c).unwrap();
+            assert_eq!(preview(&dir), whole(c), "case {i}");
+        }
     }
 }

@@ -179,6 +179,22 @@ pub fn last_activity(dir: &Path) -> i64 {
     }
 }
 
+/// Last activity in epoch seconds and in nanoseconds, from one stat (the list needs both).
+pub fn activity(dir: &Path) -> (i64, i128) {
+    use std::os::unix::fs::MetadataExt;
+    let m = match fs::metadata(dir.join("events.jsonl")) {
+        Ok(m) if m.is_file() => m,
+        _ => match fs::metadata(dir) {
+            Ok(m) => m,
+            Err(_) => return (0, 0),
+        },
+    };
+    (
+        m.mtime(),
+        m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+    )
+}
+
 /// Last activity with nanosecond precision (ordering; ties within a second are common).
 pub fn last_activity_ns(dir: &Path) -> i128 {
     use std::os::unix::fs::MetadataExt;
