@@ -49,6 +49,8 @@ pub struct AgentCtx {
     pub spinner: Spinner,
     /// `/new` asked for a fresh session once this run has ended.
     pub new_requested: AtomicBool,
+    /// Extensions of this run: MCP servers and user hooks (None when none is configured).
+    pub ext: crate::agent::extensions::Extensions,
 }
 
 impl AgentCtx {
@@ -71,6 +73,7 @@ impl AgentCtx {
             running: Arc::new(AtomicBool::new(false)),
             spinner: Spinner::new(false),
             new_requested: AtomicBool::new(false),
+            ext: Default::default(),
         }
     }
 

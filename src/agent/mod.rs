@@ -5,6 +5,7 @@ pub mod commands;
 pub mod compact;
 pub mod context;
 pub mod editor;
+pub mod extensions;
 pub mod inject;
 pub mod output;
 pub mod prompt;

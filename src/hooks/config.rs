@@ -50,7 +50,12 @@ pub fn parse(v: &Value, origin: &str) -> (Vec<(HookEvent, Group)>, Vec<String>) 
                 }
             };
             let mut hooks = Vec::new();
-            for h in g.get("hooks").and_then(Value::as_array).into_iter().flatten() {
+            for h in g
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let kind = h.get("type").and_then(Value::as_str).unwrap_or("command");
                 let command = h.get("command").and_then(Value::as_str).unwrap_or("");
                 if kind != "command" || command.is_empty() {

@@ -186,8 +186,11 @@ pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
     let reason = s(&j, "reason");
     match s(&j, "decision").as_deref() {
         Some("block") => {
-            out.block
-                .get_or_insert_with(|| reason.clone().unwrap_or_else(|| format!("blocked by a {name} hook")));
+            out.block.get_or_insert_with(|| {
+                reason
+                    .clone()
+                    .unwrap_or_else(|| format!("blocked by a {name} hook"))
+            });
         }
         Some("approve") => decide(out, Permission::Allow, None),
         _ => {}
@@ -260,9 +263,15 @@ mod tests {
         assert_eq!(o.permission, Some(Permission::Deny));
         let o = one(HookEvent::UserPromptSubmit, "cat >/dev/null; echo ctx");
         assert_eq!(o.context, vec!["ctx".to_string()]);
-        let o = one(HookEvent::Stop, r#"echo '{"continue":false,"stopReason":"halt"}'"#);
+        let o = one(
+            HookEvent::Stop,
+            r#"echo '{"continue":false,"stopReason":"halt"}'"#,
+        );
         assert_eq!(o.stop.as_deref(), Some("halt"));
-        let o = one(HookEvent::PreToolUse, "grep -q '\"tool_name\":\"Bash\"' && echo seen");
+        let o = one(
+            HookEvent::PreToolUse,
+            "grep -q '\"tool_name\":\"Bash\"' && echo seen",
+        );
         assert_eq!(o.verbose, vec!["seen".to_string()]);
     }
 

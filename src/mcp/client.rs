@@ -251,7 +251,8 @@ impl Client {
 
     /// `ping`: true when the server answers within `timeout`.
     pub fn ping(&self, timeout: Duration) -> bool {
-        self.request("ping", json!({}), timeout, &Cancel::new()).is_ok()
+        self.request("ping", json!({}), timeout, &Cancel::new())
+            .is_ok()
     }
 
     /// The process id (tests and diagnostics).

@@ -89,20 +89,22 @@ pub fn read_servers(path: &Path) -> Result<Map<String, Value>, String> {
     if text.trim().is_empty() {
         return Ok(Map::new());
     }
-    let v: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
     match v.get("mcpServers") {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(m)) => Ok(m.clone()),
-        Some(_) => Err(format!(
-            "{}: mcpServers must be an object",
-            path.display()
-        )),
+        Some(_) => Err(format!("{}: mcpServers must be an object", path.display())),
     }
 }
 
 /// Parse one entry.
-pub fn parse_entry(name: &str, scope: Scope, v: &Value, base: &Path) -> Result<ServerConfig, String> {
+pub fn parse_entry(
+    name: &str,
+    scope: Scope,
+    v: &Value,
+    base: &Path,
+) -> Result<ServerConfig, String> {
     if !valid_name(name) {
         return Err(format!(
             "MCP server name {name:?}: use letters, digits, '-' and '_' (no \"__\", at most 40)"
@@ -113,56 +115,57 @@ pub fn parse_entry(name: &str, scope: Scope, v: &Value, base: &Path) -> Result<S
         .ok_or_else(|| format!("MCP server {name}: the entry must be an object"))?;
     let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
     let kind = s("type").unwrap_or_default();
-    let transport = if kind == "http" || kind == "sse" || (kind.is_empty() && obj.contains_key("url")) {
-        Transport::Http {
-            url: s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?,
-        }
-    } else if kind.is_empty() || kind == "stdio" {
-        let command = s("command")
-            .filter(|c| !c.is_empty())
-            .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
-        let args = match obj.get("args") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|x| match x {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect(),
-            Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
-        };
-        let env = match obj.get("env") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Object(m)) => m
-                .iter()
-                .map(|(k, x)| {
-                    let v = match x {
+    let transport =
+        if kind == "http" || kind == "sse" || (kind.is_empty() && obj.contains_key("url")) {
+            Transport::Http {
+                url: s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?,
+            }
+        } else if kind.is_empty() || kind == "stdio" {
+            let command = s("command")
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
+            let args = match obj.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|x| match x {
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
-                    };
-                    (k.clone(), expand(&v))
-                })
-                .collect(),
-            Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
-        };
-        let cwd = s("cwd").map(|c| {
-            let p = PathBuf::from(expand(&c));
-            if p.is_absolute() {
-                p
-            } else {
-                base.join(p)
+                    })
+                    .collect(),
+                Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
+            };
+            let env = match obj.get("env") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(m)) => m
+                    .iter()
+                    .map(|(k, x)| {
+                        let v = match x {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        (k.clone(), expand(&v))
+                    })
+                    .collect(),
+                Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
+            };
+            let cwd = s("cwd").map(|c| {
+                let p = PathBuf::from(expand(&c));
+                if p.is_absolute() {
+                    p
+                } else {
+                    base.join(p)
+                }
+            });
+            Transport::Stdio {
+                command: expand(&command),
+                args: args.iter().map(|a| expand(a)).collect(),
+                env,
+                cwd,
             }
-        });
-        Transport::Stdio {
-            command: expand(&command),
-            args: args.iter().map(|a| expand(a)).collect(),
-            env,
-            cwd,
-        }
-    } else {
-        return Err(format!("MCP server {name}: unknown type {kind:?}"));
-    };
+        } else {
+            return Err(format!("MCP server {name}: unknown type {kind:?}"));
+        };
     Ok(ServerConfig {
         name: name.to_string(),
         scope,
@@ -230,9 +233,11 @@ pub fn load(cwd: &Path) -> (Vec<ServerConfig>, Vec<String>) {
 /// True when neither file names a server: checked without parsing entries, so a run with
 /// nothing configured pays two `stat`-sized reads and nothing else.
 pub fn none_configured(cwd: &Path) -> bool {
-    [Scope::User, Scope::Project]
-        .iter()
-        .all(|s| read_servers(&s.path(*&cwd)).map(|m| m.is_empty()).unwrap_or(false))
+    [Scope::User, Scope::Project].iter().all(|s| {
+        read_servers(&s.path(*&cwd))
+            .map(|m| m.is_empty())
+            .unwrap_or(false)
+    })
 }
 
 /// Add (or replace) one entry in a scope's file, keeping the file's other keys; written
@@ -298,7 +303,12 @@ mod tests {
                 cwd: Some(PathBuf::from("/p/sub")),
             }
         );
-        let h = parse_entry("h", Scope::User, &json!({"type": "http", "url": "http://x"}), base);
+        let h = parse_entry(
+            "h",
+            Scope::User,
+            &json!({"type": "http", "url": "http://x"}),
+            base,
+        );
         assert!(matches!(h.unwrap().transport, Transport::Http { .. }));
         assert!(parse_entry("a__b", Scope::User, &json!({"command": "x"}), base).is_err());
         assert!(parse_entry("ok", Scope::User, &json!({"args": []}), base).is_err());

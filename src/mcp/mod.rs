@@ -42,7 +42,12 @@ struct Server {
 
 enum State {
     Idle,
-    Starting(Vec<(ServerConfig, JoinHandle<Result<(Client, Vec<McpTool>), String>>)>),
+    Starting(
+        Vec<(
+            ServerConfig,
+            JoinHandle<Result<(Client, Vec<McpTool>), String>>,
+        )>,
+    ),
     Ready,
 }
 
@@ -246,10 +251,9 @@ impl Mcp {
                         tools,
                         restarted: false,
                     }),
-                    Ok(Err(e)) => warnings.push(format!(
-                        "MCP server {} is not available: {e}",
-                        cfg.name
-                    )),
+                    Ok(Err(e)) => {
+                        warnings.push(format!("MCP server {} is not available: {e}", cfg.name))
+                    }
                     Err(_) => warnings.push(format!(
                         "MCP server {} is not available: its start failed",
                         cfg.name
@@ -264,7 +268,9 @@ impl Mcp {
         let mut servers = lock(&self.servers);
         for s in servers.iter_mut() {
             let Some(c) = s.client.clone() else { continue };
-            if c.tools_changed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            if c.tools_changed
+                .swap(false, std::sync::atomic::Ordering::SeqCst)
+            {
                 if let Ok(t) = list_tools(&c, &s.cfg.name, self.start_timeout) {
                     s.tools = t;
                 }
@@ -387,4 +393,15 @@ impl Drop for Mcp {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// Start one server, ping it, list its tools and end it (`bash-agent mcp get`).
+pub fn probe(cfg: &ServerConfig, cwd: &Path) -> Result<Vec<McpTool>, String> {
+    let timeout = env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT);
+    let (c, tools) = start_one(cfg, cwd, timeout)?;
+    if !c.ping(timeout) {
+        return Err("the server does not answer ping".into());
+    }
+    c.shutdown();
+    Ok(tools)
 }

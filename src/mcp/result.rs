@@ -40,7 +40,9 @@ pub fn convert(result: &Value) -> CallOutput {
                         )),
                     }
                 }
-                "resource_link" => parts.push(format!("[resource link: {} {}]", s("name"), s("uri"))),
+                "resource_link" => {
+                    parts.push(format!("[resource link: {} {}]", s("name"), s("uri")))
+                }
                 other => parts.push(format!("[{other} content not shown]")),
             }
         }
@@ -55,7 +57,10 @@ pub fn convert(result: &Value) -> CallOutput {
         }
     }
     CallOutput {
-        is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false),
+        is_error: result
+            .get("isError")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         text: parts.join("\n"),
         structured,
     }

@@ -7,15 +7,20 @@
 /// Our environment without secret-looking variables (API keys, tokens, passwords, cloud
 /// credentials and the agent's internal key variable).
 pub fn scrubbed_env_placeholder() -> Vec<(String, String)> {
-    std::env::vars()
-        .filter(|(k, _)| !looks_secret(k))
-        .collect()
+    std::env::vars().filter(|(k, _)| !looks_secret(k)).collect()
 }
 
 fn looks_secret(name: &str) -> bool {
     let n = name.to_ascii_uppercase();
     const PARTS: [&str; 8] = [
-        "API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY",
+        "API_KEY",
+        "APIKEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "PRIVATE_KEY",
     ];
     PARTS.iter().any(|p| n.contains(p))
         || n.starts_with("AWS_")
@@ -29,7 +34,12 @@ mod tests {
 
     #[test]
     fn secret_names_are_recognised() {
-        for k in ["ANTHROPIC_API_KEY", "GITHUB_TOKEN", "aws_access_key_id", "DB_PASSWORD"] {
+        for k in [
+            "ANTHROPIC_API_KEY",
+            "GITHUB_TOKEN",
+            "aws_access_key_id",
+            "DB_PASSWORD",
+        ] {
             assert!(looks_secret(k), "{k}");
         }
         for k in ["PATH", "HOME", "LANG", "TERM"] {
