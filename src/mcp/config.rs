@@ -234,7 +234,7 @@ pub fn load(cwd: &Path) -> (Vec<ServerConfig>, Vec<String>) {
 /// nothing configured pays two `stat`-sized reads and nothing else.
 pub fn none_configured(cwd: &Path) -> bool {
     [Scope::User, Scope::Project].iter().all(|s| {
-        read_servers(&s.path(*&cwd))
+        read_servers(&s.path(cwd))
             .map(|m| m.is_empty())
             .unwrap_or(false)
     })

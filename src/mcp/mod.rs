@@ -40,14 +40,12 @@ struct Server {
     restarted: bool,
 }
 
+/// A server start running on its own thread.
+type Starting = JoinHandle<Result<(Client, Vec<McpTool>), String>>;
+
 enum State {
     Idle,
-    Starting(
-        Vec<(
-            ServerConfig,
-            JoinHandle<Result<(Client, Vec<McpTool>), String>>,
-        )>,
-    ),
+    Starting(Vec<(ServerConfig, Starting)>),
     Ready,
 }
 
