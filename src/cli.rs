@@ -186,6 +186,11 @@ pub enum Command {
         #[command(subcommand)]
         action: SessionsCmd,
     },
+    /// MCP servers (.mcp.json, ~/.bash-agent/settings.json): list, get, add, remove.
+    Mcp {
+        #[command(subcommand)]
+        action: McpCmd,
+    },
     /// (internal) run one tool directly: `bash-agent tool Grep '{"pattern":"x"}'` (benchmarks, debugging).
     #[command(hide = true)]
     Tool { name: String, input: String },
@@ -201,6 +206,39 @@ pub enum Command {
         /// Append every request (JSON lines) to this file.
         #[arg(long)]
         record: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum McpCmd {
+    /// Every configured server, with its scope and command.
+    List,
+    /// One server's entry; starts it and lists its tools.
+    Get { name: String },
+    /// Add a server: `mcp add NAME -- COMMAND [ARGS...]` or `mcp add NAME --transport http URL`.
+    Add {
+        name: String,
+        /// project (.mcp.json, the default) or user (~/.bash-agent/settings.json).
+        #[arg(long, default_value = "project")]
+        scope: String,
+        /// KEY=VALUE for the server's environment (repeatable).
+        #[arg(short = 'e', long = "env")]
+        env: Vec<String>,
+        /// stdio (default) or http.
+        #[arg(long, default_value = "stdio")]
+        transport: String,
+        /// `Name: value` header for http servers (repeatable).
+        #[arg(long)]
+        header: Vec<String>,
+        /// The command and its arguments (stdio), or the URL (http).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<String>,
+    },
+    /// Remove a server from a scope (default: wherever it is).
+    Remove {
+        name: String,
+        #[arg(long)]
+        scope: Option<String>,
     },
 }
 

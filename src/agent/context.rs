@@ -52,6 +52,8 @@ pub struct AgentCtx {
     pub new_requested: AtomicBool,
     /// Sub-agents and background tasks started by this run.
     pub children: Children,
+    /// Extensions of this run: MCP servers and user hooks (None when none is configured).
+    pub ext: crate::agent::extensions::Extensions,
 }
 
 impl AgentCtx {
@@ -75,6 +77,7 @@ impl AgentCtx {
             spinner: Spinner::new(false),
             new_requested: AtomicBool::new(false),
             children: Children::default(),
+            ext: Default::default(),
         }
     }
 

@@ -426,6 +426,7 @@ mod tests {
             name: "Write".into(),
             content: "ok".into(),
             checklist: None,
+            structured: None,
         });
         h.feed(&Event::text("Do"));
         h.feed(&Event::text("ne."));

@@ -6,6 +6,7 @@ pub mod commands;
 pub mod compact;
 pub mod context;
 pub mod editor;
+pub mod extensions;
 pub mod headless;
 pub mod inject;
 pub mod output;

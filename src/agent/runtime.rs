@@ -60,6 +60,9 @@ fn turn(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     ctx.out.title(&ctx.session.stats(), busy);
     if ctx.mode != Mode::Interactive {
         ctx.out.finish();
+    } else {
+        // Extensions: Notification hooks hear that the agent waits for the user.
+        crate::agent::extensions::notification(ctx, "bash-agent is waiting for your input");
     }
     end
 }

@@ -30,6 +30,7 @@ pub fn run(
     if call_first {
         ctx.emit(Event::tool_call(&name, &id, &raw, None));
     }
+    let mut structured = None;
     let mut out = match &parse_err {
         Some(m) => tools::ToolOutput {
             ok: false,
@@ -37,8 +38,25 @@ pub fn run(
             display: format!("Error: {m}"),
             checklist: None,
         },
-        None => tools::run(ctx, &id, &name, &input),
+        // Extensions: PreToolUse hooks may block; `mcp__*` tools go to their server.
+        None => match crate::agent::extensions::pre_tool(ctx, &name, &input) {
+            Some(why) => tools::ToolOutput::error(&why, ctx.cfg.max_result_bytes),
+            None => match crate::agent::extensions::mcp_call(ctx, &name, &input) {
+                Some((o, s)) => {
+                    structured = s;
+                    o
+                }
+                None => tools::run(ctx, &id, &name, &input),
+            },
+        },
     };
+    // Extensions: PostToolUse hooks may add feedback for the model.
+    if parse_err.is_none() {
+        if let Some(add) = crate::agent::extensions::post_tool(ctx, &name, &input, &out) {
+            out.conv = format!("{}\n\n{add}", out.conv.trim_end_matches('\n'));
+            out.display = format!("{}\n\n{add}", out.display.trim_end_matches('\n'));
+        }
+    }
     // Like the reference's `output=$(tool …)`: trailing newlines are not part of a result.
     for t in [&mut out.conv, &mut out.display] {
         let keep = t.trim_end_matches('\n').len();
@@ -55,6 +73,7 @@ pub fn run(
         tool_use_id: id.clone(),
         name: name.clone(),
         content: out.display,
+        structured: structured.and_then(|v| serde_json::value::to_raw_value(&v).ok()),
         checklist,
     });
     (

@@ -8,7 +8,6 @@ use crate::protocol::{Event, StopReason, Tokens, UsageKind};
 use crate::provider::{self, Request, StreamEvent};
 use crate::session::conversation::{self as conv, ToolUse};
 use crate::session::stats::Usage;
-use crate::tools;
 
 /// Turn kind: a user's input, or a wakeup by notifications (no input of its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,12 +32,24 @@ fn stats_update(ctx: &AgentCtx, f: impl FnOnce(&mut crate::session::stats::Stats
 
 /// Run one turn.
 pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
+    // Extensions: MCP servers start while the first request is built.
+    crate::agent::extensions::turn_start(ctx);
     if kind == Kind::UserInput {
         ctx.emit(Event::UserInput {
             content: input.to_string(),
         });
+        // Extensions: UserPromptSubmit may block the prompt or add context to it.
+        let hook_extra = match crate::agent::extensions::user_prompt(ctx, input) {
+            Ok(extra) => extra,
+            Err(why) => {
+                let msg = format!("prompt blocked by a UserPromptSubmit hook: {why}");
+                ctx.emit(Event::error(msg.as_str()));
+                return TurnEnd::Error(msg);
+            }
+        };
         let note = crate::history::undo::take_pending_note(&ctx.session);
-        let text = crate::agent::inject::conversation_text(&ctx.session, input, note);
+        let mut text = crate::agent::inject::conversation_text(&ctx.session, input, note);
+        text.push_str(&hook_extra);
         if let Err(msg) = ctx.rec.user_message(&text) {
             ctx.emit(Event::error(msg.as_str()));
             return TurnEnd::Error(msg);
@@ -47,6 +58,7 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     stats_update(ctx, |s| s.current_turn_count += 1);
     let max = ctx.cfg.max_turns;
     let mut calls = 0u64;
+    let mut stop_hook_active = false;
     while calls < max {
         calls += 1;
         crate::agent::inject::drain_notifications(ctx);
@@ -61,9 +73,30 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
             ctx.emit(Event::context_update("auto"));
         }
         match one_call(ctx, &system) {
-            CallEnd::Continue => continue,
+            CallEnd::Continue => {
+                // Extensions: a hook's `continue: false` ends the turn here.
+                if let Some(why) = ctx.ext.take_halt() {
+                    ctx.emit(Event::error(format!("stopped by a hook: {why}")));
+                    ctx.emit(Event::stop(StopReason::EndTurn));
+                    return TurnEnd::Done(StopReason::EndTurn);
+                }
+                continue;
+            }
             CallEnd::Final(stop) => {
                 if crate::agent::inject::drain_notifications(ctx) {
+                    continue;
+                }
+                // Extensions: a Stop hook may make the agent continue with its reason.
+                if let Some(why) = crate::agent::extensions::stop(ctx, stop_hook_active) {
+                    stop_hook_active = true;
+                    let text = format!("Stop hook feedback:\n{why}");
+                    ctx.emit(Event::UserNotify {
+                        content: text.clone(),
+                    });
+                    if let Err(msg) = ctx.rec.user_message(&text) {
+                        ctx.emit(Event::error(msg.as_str()));
+                        return TurnEnd::Error(msg);
+                    }
                     continue;
                 }
                 ctx.emit(Event::stop(stop.clone()));
@@ -118,10 +151,12 @@ impl Partial {
 
 fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
     let messages = conv::message_lines(&ctx.session.conversation());
+    // Extensions: the built-in tools plus the MCP servers' tools.
+    let tools_json = crate::agent::extensions::tools_json(ctx);
     let req = Request {
         system,
         messages: &messages,
-        tools_json: tools::TOOLS_JSON,
+        tools_json: &tools_json,
         disable_thinking: false,
     };
     let mut st = Partial::default();

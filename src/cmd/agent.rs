@@ -204,11 +204,24 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     ctx.spinner = crate::agent::spinner::Spinner::new(
         human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
     );
+    // Extensions: MCP servers and hooks of this project; SessionStart/SessionEnd around the loop.
+    let ext = crate::agent::extensions::Extensions::load(&ctx, &|w| ctx.out.warn(w));
+    ctx.ext = ext;
+    if mode != Mode::SubAgent {
+        let source = if opened.is_new { "startup" } else { "resume" };
+        crate::agent::extensions::session_start(&ctx, source);
+    }
     let code = main_loop(&ctx, &input, first, &signals, editor.as_ref());
     if code == EXIT_INTERRUPTED || signals.terminated() {
         // A signal ended the run: its sub-agents and background tasks end with it.
         ctx.children.end_all(&session, &events);
     }
+    let end_reason = if mode == Mode::Interactive {
+        "prompt_input_exit"
+    } else {
+        "other"
+    };
+    crate::agent::extensions::session_end(&ctx, end_reason);
     if let Some(ed) = editor {
         ed.join();
         print_goodbye(color, &session.id);

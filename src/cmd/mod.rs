@@ -7,6 +7,7 @@ pub mod completions;
 pub mod config;
 pub mod follow;
 pub mod list;
+pub mod mcp;
 pub mod mock_server;
 pub mod replay;
 pub mod search;
@@ -63,6 +64,7 @@ pub fn dispatch(cli: &Cli) -> Result {
                 all_projects,
             } => search::cmd_search(o, words, *all_projects),
             Command::Sessions { action } => sessions::cmd_sessions(o, action),
+            Command::Mcp { action } => mcp::cmd_mcp(o, action),
         };
     }
     if o.send.is_some() || o.inject.is_some() {

@@ -45,6 +45,7 @@ pub fn frame(e: &Event) -> Option<Frame> {
             name,
             content,
             checklist,
+            ..
         } => {
             let mut f = vec![
                 "TOOL_RESULT".to_string(),

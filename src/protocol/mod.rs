@@ -117,6 +117,9 @@ pub enum Event {
         tool_use_id: String,
         name: String,
         content: String,
+        /// An MCP tool's `structuredContent` (absent for every other tool).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        structured: Option<Box<RawValue>>,
         #[serde(skip)]
         checklist: Option<Checklist>,
     },
@@ -218,6 +221,7 @@ mod tests {
                     tool_use_id: "t1".into(),
                     name: "Bash".into(),
                     content: s.into(),
+                    structured: None,
                     checklist: None
                 }
                 .line(),

@@ -112,6 +112,15 @@ pub fn apply(cmd: &mut std::process::Command) {
     }
 }
 
+/// [`tool_env`] as text pairs, for extension processes (MCP servers, hooks) that take their
+/// environment as strings; a variable that is not UTF-8 is left out.
+pub fn tool_env_pairs() -> Vec<(String, String)> {
+    tool_env()
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ mod compact_e2e;
 mod e2e_agent;
 mod e2e_resume;
 mod e2e_tools;
+mod ext_mcp_hooks;
 mod features_e2e;
 mod features_search;
 mod features_sessions;

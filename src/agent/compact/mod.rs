@@ -99,6 +99,8 @@ pub fn compact(ctx: &AgentCtx, system: &str, trigger: &str, force: bool) -> Comp
         Some(k) => k,
         None => return CompactOutcome::NotNeeded,
     };
+    // Extensions: PreCompact hooks (informational; they cannot block).
+    crate::agent::extensions::pre_compact(ctx, if force { "manual" } else { trigger });
     let cut = lines.len() - keep;
     let (head, tail) = lines.split_at(cut);
 

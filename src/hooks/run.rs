@@ -1,0 +1,288 @@
+//! Running hook commands: `sh -c` in the project folder, each in its own process group with
+//! the scrubbed environment, all hooks of one event in parallel, each bounded by its timeout
+//! (a hook still running then is killed with its whole group).
+use super::{CommandHook, HookEvent, Outcome, Permission};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How one hook ended.
+#[derive(Debug)]
+pub enum Ran {
+    Exited {
+        code: i32,
+        stdout: String,
+        stderr: String,
+    },
+    TimedOut,
+    Failed(String),
+}
+
+fn read_all(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut s = Vec::new();
+        if let Some(mut r) = r {
+            let _ = r.read_to_end(&mut s);
+        }
+        String::from_utf8_lossy(&s).into_owned()
+    })
+}
+
+fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path) -> Ran {
+    let mut env = crate::sandbox::env::tool_env_pairs();
+    env.retain(|(k, _)| k != "CLAUDE_PROJECT_DIR");
+    env.push(("CLAUDE_PROJECT_DIR".into(), cwd.display().to_string()));
+    let mut child = match Command::new("sh")
+        .arg("-c")
+        .arg(&hook.command)
+        .env_clear()
+        .envs(env)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return Ran::Failed(format!("cannot start: {e}")),
+    };
+    let pg = nix::unistd::Pid::from_raw(child.id() as i32);
+    if let Some(mut w) = child.stdin.take() {
+        let data = stdin.to_string();
+        // A hook that never reads stdin must not block us: the write has its own thread.
+        std::thread::spawn(move || {
+            let _ = w.write_all(data.as_bytes());
+        });
+    }
+    let out = read_all(child.stdout.take());
+    let err = read_all(child.stderr.take());
+    let t0 = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if t0.elapsed() >= hook.timeout => break None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Ran::Failed(e.to_string()),
+        }
+    };
+    // The group goes either way: a hook's background children must not outlive it holding
+    // its pipes open (the readers would wait for them).
+    let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGKILL);
+    let Some(status) = status else {
+        let _ = child.wait();
+        return Ran::TimedOut;
+    };
+    Ran::Exited {
+        code: status.code().unwrap_or(-1),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// Run the hooks in parallel; results in the same order.
+pub fn run_all(hooks: &[&CommandHook], stdin: &str, cwd: &Path) -> Vec<Ran> {
+    if hooks.len() == 1 {
+        return vec![run_one(hooks[0], stdin, cwd)];
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = hooks
+            .iter()
+            .map(|h| s.spawn(move || run_one(h, stdin, cwd)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Ran::Failed("the hook runner panicked".into()))
+            })
+            .collect()
+    })
+}
+
+fn label(hook: &CommandHook) -> String {
+    let c: String = hook.command.chars().take(60).collect();
+    if c.len() < hook.command.len() {
+        format!("{c}...")
+    } else {
+        c
+    }
+}
+
+/// Fold one hook's result into the event's outcome.
+pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
+    let name = ev.name();
+    let (code, stdout, stderr) = match r {
+        Ran::Exited {
+            code,
+            stdout,
+            stderr,
+        } => (code, stdout, stderr),
+        Ran::TimedOut => {
+            out.user_messages.push(format!(
+                "{name} hook `{}` timed out after {} s and was killed",
+                label(hook),
+                hook.timeout.as_secs_f64()
+            ));
+            return;
+        }
+        Ran::Failed(e) => {
+            out.user_messages
+                .push(format!("{name} hook `{}` failed: {e}", label(hook)));
+            return;
+        }
+    };
+    match code {
+        0 => {}
+        2 => {
+            let reason = stderr.trim();
+            out.block.get_or_insert_with(|| {
+                if reason.is_empty() {
+                    format!("blocked by a {name} hook")
+                } else {
+                    reason.to_string()
+                }
+            });
+            return;
+        }
+        c => {
+            let e = stderr.trim();
+            out.user_messages.push(format!(
+                "{name} hook `{}` failed (exit {c}){}{e}",
+                label(hook),
+                if e.is_empty() { "" } else { ": " }
+            ));
+            return;
+        }
+    }
+    let trimmed = stdout.trim();
+    let json = if trimmed.starts_with('{') {
+        serde_json::from_str::<Value>(trimmed).ok()
+    } else {
+        None
+    };
+    let Some(j) = json else {
+        if trimmed.is_empty() {
+            return;
+        }
+        if matches!(ev, HookEvent::UserPromptSubmit | HookEvent::SessionStart) {
+            out.context.push(trimmed.to_string());
+        } else {
+            out.verbose.push(trimmed.to_string());
+        }
+        return;
+    };
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    if let Some(m) = s(&j, "systemMessage") {
+        out.user_messages.push(m);
+    }
+    if j.get("continue").and_then(Value::as_bool) == Some(false) {
+        let r = s(&j, "stopReason").unwrap_or_else(|| format!("stopped by a {name} hook"));
+        out.stop.get_or_insert(r);
+    }
+    let reason = s(&j, "reason");
+    match s(&j, "decision").as_deref() {
+        Some("block") => {
+            out.block.get_or_insert_with(|| {
+                reason
+                    .clone()
+                    .unwrap_or_else(|| format!("blocked by a {name} hook"))
+            });
+        }
+        Some("approve") => decide(out, Permission::Allow, None),
+        _ => {}
+    }
+    if let Some(h) = j.get("hookSpecificOutput") {
+        let why = s(h, "permissionDecisionReason");
+        match s(h, "permissionDecision").as_deref() {
+            Some("deny") => {
+                decide(out, Permission::Deny, None);
+                out.block.get_or_insert_with(|| {
+                    why.clone()
+                        .unwrap_or_else(|| format!("denied by a {name} hook"))
+                });
+            }
+            Some("ask") => decide(out, Permission::Ask, why.clone()),
+            Some("allow") => decide(out, Permission::Allow, None),
+            _ => {}
+        }
+        if let Some(c) = s(h, "additionalContext").filter(|c| !c.trim().is_empty()) {
+            out.context.push(c);
+        }
+    }
+    if j.get("suppressOutput").and_then(Value::as_bool) != Some(true) && !trimmed.is_empty() {
+        out.verbose.push(trimmed.to_string());
+    }
+}
+
+fn decide(out: &mut Outcome, p: Permission, why: Option<String>) {
+    if out.permission.map(|q| p > q).unwrap_or(true) {
+        out.permission = Some(p);
+    }
+    if let Some(w) = why {
+        out.user_messages.push(w);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hook(cmd: &str, secs: u64) -> CommandHook {
+        CommandHook {
+            command: cmd.into(),
+            timeout: Duration::from_secs(secs),
+        }
+    }
+
+    fn one(ev: HookEvent, cmd: &str) -> Outcome {
+        let h = hook(cmd, 10);
+        let r = run_all(&[&h], "{\"tool_name\":\"Bash\"}", Path::new("/"));
+        let mut o = Outcome::default();
+        for x in r {
+            merge(ev, &h, x, &mut o);
+        }
+        o
+    }
+
+    #[test]
+    fn exit_codes_and_json_decide() {
+        let o = one(HookEvent::PreToolUse, "echo no >&2; exit 2");
+        assert_eq!(o.block.as_deref(), Some("no"));
+        let o = one(HookEvent::PreToolUse, "exit 3");
+        assert!(o.block.is_none());
+        assert!(o.user_messages[0].contains("exit 3"), "{o:?}");
+        let o = one(
+            HookEvent::PreToolUse,
+            r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"nope"}}'"#,
+        );
+        assert_eq!(o.block.as_deref(), Some("nope"));
+        assert_eq!(o.permission, Some(Permission::Deny));
+        let o = one(HookEvent::UserPromptSubmit, "cat >/dev/null; echo ctx");
+        assert_eq!(o.context, vec!["ctx".to_string()]);
+        let o = one(
+            HookEvent::Stop,
+            r#"echo '{"continue":false,"stopReason":"halt"}'"#,
+        );
+        assert_eq!(o.stop.as_deref(), Some("halt"));
+        let o = one(
+            HookEvent::PreToolUse,
+            "grep -q '\"tool_name\":\"Bash\"' && echo seen",
+        );
+        assert_eq!(o.verbose, vec!["seen".to_string()]);
+    }
+
+    #[test]
+    fn a_hanging_hook_is_killed_with_its_group() {
+        let h = hook("sleep 30 & sleep 30", 0);
+        let h = CommandHook {
+            timeout: Duration::from_millis(200),
+            ..h
+        };
+        let r = run_all(&[&h], "{}", Path::new("/"));
+        assert!(matches!(r[0], Ran::TimedOut), "{r:?}");
+    }
+}

@@ -1,0 +1,386 @@
+//! One MCP server over stdio: a child process in its own process group speaking JSON-RPC 2.0,
+//! one message per line. A reader thread routes responses to the waiting caller, answers the
+//! server's `ping`, and notes `notifications/tools/list_changed`; callers block on a channel
+//! with a timeout and a cancel flag, so the agent loop stays synchronous.
+use crate::util::cancel::Cancel;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Protocol versions this client speaks, newest first (the first is what it asks for).
+pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Why a request failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RpcError {
+    /// The server answered with a JSON-RPC error.
+    Server { code: i64, message: String },
+    /// No answer in time (a `notifications/cancelled` was sent).
+    Timeout,
+    /// Interrupted by the user (a `notifications/cancelled` was sent).
+    Cancelled,
+    /// The process exited or closed its stdout; the text says how (and its last stderr).
+    Dead(String),
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RpcError::Server { code, message } => write!(f, "{message} (code {code})"),
+            RpcError::Timeout => write!(f, "timed out"),
+            RpcError::Cancelled => write!(f, "interrupted"),
+            RpcError::Dead(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+type Pending = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
+
+/// A running server connection.
+pub struct Client {
+    child: Mutex<Child>,
+    pgid: i32,
+    /// Shared with the reader thread, which answers the server's pings; every write is one
+    /// whole line under this lock.
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
+    next_id: AtomicU64,
+    pending: Pending,
+    dead: Arc<AtomicBool>,
+    /// Set by `notifications/tools/list_changed`; the manager lists again before the next request.
+    pub tools_changed: Arc<AtomicBool>,
+    stderr_tail: Arc<Mutex<String>>,
+    /// What `initialize` returned (protocol version, capabilities, server info).
+    pub init: Value,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What a stdio server is started with.
+pub struct Spawn<'a> {
+    pub command: &'a str,
+    pub args: &'a [String],
+    /// The whole environment of the child (already scrubbed, plus the entry's own `env`).
+    pub env: Vec<(String, String)>,
+    pub cwd: &'a std::path::Path,
+}
+
+impl Client {
+    /// Start the process and run the `initialize` handshake within `timeout`.
+    pub fn start(sp: &Spawn, timeout: Duration, cancel: &Cancel) -> Result<Client, String> {
+        let mut cmd = Command::new(sp.command);
+        cmd.args(sp.args)
+            .env_clear()
+            .envs(sp.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(sp.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", sp.command))?;
+        let pgid = child.id() as i32;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("cannot open the server's pipes".into());
+        };
+        let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
+        let dead = Arc::new(AtomicBool::new(false));
+        let tools_changed = Arc::new(AtomicBool::new(false));
+        let stderr_tail = Arc::new(Mutex::new(String::new()));
+        let stdin = Arc::new(Mutex::new(Some(stdin)));
+        let mut c = Client {
+            child: Mutex::new(child),
+            pgid,
+            stdin,
+            next_id: AtomicU64::new(1),
+            pending: pending.clone(),
+            dead: dead.clone(),
+            tools_changed: tools_changed.clone(),
+            stderr_tail: stderr_tail.clone(),
+            init: Value::Null,
+        };
+        {
+            let tail = stderr_tail.clone();
+            std::thread::spawn(move || read_stderr(stderr, tail));
+        }
+        {
+            let reply = c.stdin.clone();
+            let pending = pending.clone();
+            let dead = dead.clone();
+            let changed = tools_changed.clone();
+            let tail = stderr_tail.clone();
+            std::thread::spawn(move || read_stdout(stdout, pending, dead, changed, reply, tail));
+        }
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSIONS[0],
+            "capabilities": {},
+            "clientInfo": {"name": "bash-agent", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let init = match c.request("initialize", params, timeout, cancel) {
+            Ok(v) => v,
+            Err(RpcError::Timeout) => {
+                return Err(format!(
+                    "no answer to initialize within {} ms{}",
+                    timeout.as_millis(),
+                    c.stderr_note()
+                ))
+            }
+            Err(e) => return Err(format!("initialize failed: {e}")),
+        };
+        let version = init
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !PROTOCOL_VERSIONS.contains(&version) {
+            return Err(format!(
+                "the server speaks MCP protocol version {version:?}; this client speaks {}",
+                PROTOCOL_VERSIONS.join(", ")
+            ));
+        }
+        c.init = init;
+        c.notify("notifications/initialized", json!({}));
+        Ok(c)
+    }
+
+    fn send_line(&self, v: &Value) -> Result<(), RpcError> {
+        let mut line = v.to_string();
+        line.push('\n');
+        let mut g = lock(&self.stdin);
+        match g.as_mut() {
+            Some(w) => w
+                .write_all(line.as_bytes())
+                .and_then(|_| w.flush())
+                .map_err(|e| RpcError::Dead(format!("cannot write to the server: {e}"))),
+            None => Err(RpcError::Dead("the server's stdin is closed".into())),
+        }
+    }
+
+    /// Send a notification (no answer).
+    pub fn notify(&self, method: &str, params: Value) {
+        let _ = self.send_line(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// True once the process closed its stdout (exited or crashed).
+    pub fn is_dead(&self) -> bool {
+        self.dead.load(Ordering::SeqCst)
+    }
+
+    /// Send a request and wait for its answer, at most `timeout`, giving up early when
+    /// `cancel` is set. A request given up on is cancelled at the server.
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+    ) -> Result<Value, RpcError> {
+        if self.is_dead() {
+            return Err(RpcError::Dead(self.death()));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = mpsc::channel();
+        lock(&self.pending).insert(id, tx);
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if let Err(e) = self.send_line(&msg) {
+            lock(&self.pending).remove(&id);
+            return Err(e);
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || cancel.is_cancelled() {
+                lock(&self.pending).remove(&id);
+                let (err, reason) = if cancel.is_cancelled() {
+                    (RpcError::Cancelled, "interrupted by the user")
+                } else {
+                    (RpcError::Timeout, "timed out")
+                };
+                if method != "initialize" {
+                    self.notify(
+                        "notifications/cancelled",
+                        json!({"requestId": id, "reason": reason}),
+                    );
+                }
+                return Err(err);
+            }
+            match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+                Ok(Ok(v)) => return Ok(v),
+                Ok(Err(RpcError::Dead(_))) => return Err(RpcError::Dead(self.death())),
+                Ok(Err(e)) => return Err(e),
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return Err(RpcError::Dead(self.death())),
+            }
+        }
+    }
+
+    fn stderr_note(&self) -> String {
+        let t = lock(&self.stderr_tail);
+        let t = t.trim();
+        if t.is_empty() {
+            String::new()
+        } else {
+            format!("; its stderr ends: {}", last_chars(t, 300))
+        }
+    }
+
+    /// How the process died (exit status if known, plus the end of its stderr).
+    fn death(&self) -> String {
+        let status = lock(&self.child).try_wait().ok().flatten();
+        let how = match status {
+            Some(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+                (Some(c), _) => format!("the server exited with status {c}"),
+                (None, Some(sig)) => format!("the server was killed by signal {sig}"),
+                _ => "the server exited".to_string(),
+            },
+            None => "the server closed its output".to_string(),
+        };
+        format!("{how}{}", self.stderr_note())
+    }
+
+    /// `ping`: true when the server answers within `timeout`.
+    pub fn ping(&self, timeout: Duration) -> bool {
+        self.request("ping", json!({}), timeout, &Cancel::new())
+            .is_ok()
+    }
+
+    /// The process id (tests and diagnostics).
+    pub fn pid(&self) -> u32 {
+        self.pgid as u32
+    }
+
+    /// End the server: close its stdin (the polite way), then its whole process group.
+    pub fn shutdown(&self) {
+        lock(&self.stdin).take();
+        let pg = nix::unistd::Pid::from_raw(self.pgid);
+        let mut child = lock(&self.child);
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_millis(200) {
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGTERM);
+        let t0 = Instant::now();
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if t0.elapsed() > Duration::from_millis(500) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+        // Grandchildren (npx → node) share the group: make sure none outlives the run.
+        let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn last_chars(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    s.chars().skip(count.saturating_sub(n)).collect()
+}
+
+fn read_stderr(mut r: impl Read, tail: Arc<Mutex<String>>) {
+    let mut buf = [0u8; 4096];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let mut t = lock(&tail);
+                t.push_str(&String::from_utf8_lossy(&buf[..n]));
+                if t.len() > 8192 {
+                    let cut = crate::tools::truncate::ceil_boundary(&t, t.len() - 4096);
+                    t.drain(..cut);
+                }
+            }
+        }
+    }
+}
+
+fn read_stdout(
+    r: impl Read,
+    pending: Pending,
+    dead: Arc<AtomicBool>,
+    changed: Arc<AtomicBool>,
+    reply: Arc<Mutex<Option<ChildStdin>>>,
+    _tail: Arc<Mutex<String>>,
+) {
+    let mut reader = BufReader::new(r);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let Ok(msg) = serde_json::from_str::<Value>(line.trim()) else {
+            continue; // not a JSON-RPC line (servers sometimes log to stdout)
+        };
+        let method = msg.get("method").and_then(Value::as_str);
+        let id = msg.get("id").cloned();
+        match (method, id) {
+            (Some(m), Some(id)) => {
+                // A request from the server: answer ping, refuse the rest (no capabilities).
+                let answer = if m == "ping" {
+                    json!({"jsonrpc": "2.0", "id": id, "result": {}})
+                } else {
+                    json!({"jsonrpc": "2.0", "id": id,
+                           "error": {"code": -32601, "message": format!("method not supported: {m}")}})
+                };
+                if let Some(w) = lock(&reply).as_mut() {
+                    let _ = w.write_all(format!("{answer}\n").as_bytes());
+                    let _ = w.flush();
+                }
+            }
+            (Some(m), None) => {
+                if m == "notifications/tools/list_changed" {
+                    changed.store(true, Ordering::SeqCst);
+                }
+            }
+            (None, Some(id)) => {
+                let Some(n) = id.as_u64() else { continue };
+                let Some(tx) = lock(&pending).remove(&n) else {
+                    continue;
+                };
+                let res = match msg.get("error") {
+                    Some(e) => Err(RpcError::Server {
+                        code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                        message: e
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("error")
+                            .to_string(),
+                    }),
+                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+                };
+                let _ = tx.send(res);
+            }
+            (None, None) => {}
+        }
+    }
+    dead.store(true, Ordering::SeqCst);
+    for (_, tx) in lock(&pending).drain() {
+        let _ = tx.send(Err(RpcError::Dead(String::new())));
+    }
+}
