@@ -15,6 +15,7 @@ pub mod error;
 pub mod history;
 pub mod ipc;
 pub mod mock;
+pub mod permission;
 pub mod protocol;
 pub mod provider;
 pub mod search;

@@ -49,6 +49,8 @@ pub struct AgentCtx {
     pub spinner: Spinner,
     /// `/new` asked for a fresh session once this run has ended.
     pub new_requested: AtomicBool,
+    /// Permission mode and rules; asks through the line editor when interactive.
+    pub permission: crate::permission::Gate,
 }
 
 impl AgentCtx {
@@ -71,6 +73,7 @@ impl AgentCtx {
             running: Arc::new(AtomicBool::new(false)),
             spinner: Spinner::new(false),
             new_requested: AtomicBool::new(false),
+            permission: crate::permission::Gate::bypass(),
         }
     }
 

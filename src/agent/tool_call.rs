@@ -48,7 +48,19 @@ pub fn run(
             display: format!("Error: {m}"),
             checklist: None,
         },
-        None => tools::run(&tctx, &name, &input),
+        None => match permission_check(ctx, &name, &input) {
+            Err(refusal) => tools::ToolOutput {
+                ok: false,
+                conv: format!("Error: {refusal}"),
+                display: format!("Error: {refusal}"),
+                checklist: None,
+            },
+            Ok(()) => {
+                let out = tools::run(&tctx, &name, &input);
+                ctx.permission.after(&name, out.ok);
+                out
+            }
+        },
     };
     // Like the reference's `output=$(tool …)`: trailing newlines are not part of a result.
     for t in [&mut out.conv, &mut out.display] {
@@ -76,4 +88,22 @@ pub fn run(
         },
         (id, out.conv),
     )
+}
+
+/// The permission gate, before the tool runs: a question goes through the line editor; the
+/// decision is logged as a `permission` event line (kept off the stream-json echo).
+fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(), String> {
+    let draft = ctx.session.plan_draft();
+    let root = crate::session::paths::projects_root();
+    let print = |t: &str| ctx.out.print(t);
+    let log = |line: &str| ctx.rec.quiet(line);
+    let env = crate::permission::gate::CallEnv {
+        cwd: &ctx.cwd,
+        plan_draft: &draft,
+        projects_root: &root,
+        cancel: &ctx.cancel,
+        print: &print,
+        log: &log,
+    };
+    ctx.permission.check(&env, name, input)
 }

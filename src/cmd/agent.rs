@@ -36,6 +36,15 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     let o = sub_api_key(&cli.opts);
     let cfg = config::resolve(&o, true)?;
     let stream_json = cfg.output == OutputFormat::StreamJson;
+    let (perm_mode, perm_rules) = crate::permission::Gate::resolve(
+        o.permission_mode.as_deref(),
+        &o.allow,
+        &o.ask,
+        &o.deny,
+        &crate::session::paths::physical_cwd()?,
+    )
+    .map_err(Error::Usage)?;
+    let ask_slot = crate::permission::AskSlot::new();
     let (opened, events) = open_session(
         &o,
         (stream_json && mode != Mode::SubAgent).then(crate::agent::output::stdout_echo),
@@ -61,7 +70,14 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let running = Arc::new(AtomicBool::new(false));
     let (display, editor) = if human {
-        let (d, e) = human_display(&session, mode, color, running.clone(), cancel.clone())?;
+        let (d, e) = human_display(
+            &session,
+            mode,
+            color,
+            running.clone(),
+            cancel.clone(),
+            ask_slot.clone(),
+        )?;
         (Some(d), e)
     } else {
         (None, None)
@@ -89,6 +105,12 @@ pub fn cmd_agent(cli: &Cli) -> Result {
     ctx.out = out;
     ctx.reported = notify.reported();
     ctx.running = running.clone();
+    // Questions only where a person answers them: the line editor on a terminal.
+    let slot = editor
+        .as_ref()
+        .filter(|e| e.is_tty())
+        .map(|_| ask_slot.clone());
+    ctx.permission = crate::permission::Gate::new(perm_mode, perm_rules, slot);
     ctx.spinner = crate::agent::spinner::Spinner::new(
         human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
     );
@@ -130,6 +152,7 @@ fn human_display(
     color: bool,
     running: Arc<AtomicBool>,
     cancel: Cancel,
+    ask: crate::permission::AskSlot,
 ) -> anyhow::Result<(Mutex<DisplaySink>, Option<crate::agent::editor::Editor>)> {
     let interactive = mode == Mode::Interactive;
     let mut display = Display::new(interactive, color);
@@ -145,7 +168,7 @@ fn human_display(
     if crate::agent::editor::replay(session, 10, &mut display) {
         println!();
     }
-    let ed = crate::agent::editor::Editor::start(session, running, cancel)?;
+    let ed = crate::agent::editor::Editor::start(session, running, cancel, ask)?;
     let sink = DisplaySink {
         display,
         out: ed.printer(),
