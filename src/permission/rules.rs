@@ -197,10 +197,12 @@ pub fn allowed(rules: &[Rule], f: &Facts, home: &Path) -> bool {
     let allow: Vec<&Rule> = rules.iter().filter(|r| r.kind == RuleKind::Allow).collect();
     if f.tool == "Bash" {
         let whole = f.command.as_deref();
-        if allow.iter().any(|r| r.matches_with(f, whole, home)) {
+        let segs = segments(whole.unwrap_or(""));
+        // The whole command only when it is one part: a prefix rule must not let a
+        // chained command through.
+        if segs.len() <= 1 && allow.iter().any(|r| r.matches_with(f, whole, home)) {
             return true;
         }
-        let segs = segments(whole.unwrap_or(""));
         return !segs.is_empty()
             && segs
                 .iter()

@@ -11,6 +11,7 @@ fn bash(cmd: &str, read: bool) -> Facts {
 }
 
 fn file(tool: &str, rel: &str) -> Facts {
+    // An absolute `rel` is outside the workspace.
     let p = PathBuf::from("/w").join(rel);
     Facts {
         tool: tool.into(),
@@ -61,7 +62,7 @@ fn modes_without_rules() {
             "allow",
         ),
         (AcceptEdits, file("Edit", "src/a.rs"), "allow"),
-        (AcceptEdits, file("Edit", "../outside.rs"), "ask"),
+        (AcceptEdits, file("Edit", "/elsewhere/outside.rs"), "ask"),
         (AcceptEdits, bash("rm -rf build", false), "ask"),
         (Plan, bash("rm -rf build", false), "deny"),
         (Plan, bash("git status", true), "allow"),
