@@ -119,7 +119,7 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    fn start(t: &Tmux, env: &Env, name: &str, url: &str) -> Run {
+    pub(crate) fn start(t: &Tmux, env: &Env, name: &str, url: &str) -> Run {
         Run::start_with(t, env, name, url, "NO_COLOR=1 TERM=xterm-256color", "")
     }
     /// `vars`: extra environment (`NO_COLOR=1 TERM=…`); `args`: extra flags (shell words).

@@ -116,7 +116,7 @@ fn headless_runs_never_block_on_a_question() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
-    let st = wait_timeout(&mut child, 60);
+    let st = crate::support::checks::wait_timeout(&mut child, 60);
     assert!(st.success(), "{st:?}");
     assert!(build.join("out.o").exists());
     let reqs = mock.requests();
