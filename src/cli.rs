@@ -64,6 +64,19 @@ pub struct Opts {
     /// human|text|json|stream-json (text: the final answer only; json: one result object).
     #[arg(long, global = true, value_parser = ["human", "text", "json", "stream-json"])]
     pub output_format: Option<String>,
+    /// default|accept-edits|plan|bypass: when tools ask first (default: `default` in an
+    /// interactive terminal, `bypass` otherwise; env BASH_AGENT_PERMISSION_MODE).
+    #[arg(long, value_name = "MODE")]
+    pub permission_mode: Option<String>,
+    /// A permission rule that allows without asking, e.g. 'Bash(git push:*)' (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// A permission rule that always asks (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub ask: Vec<String>,
+    /// A permission rule that refuses; deny wins over allow (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub deny: Vec<String>,
     /// Same as --output-format stream-json.
     #[arg(long, global = true)]
     pub print: bool,

@@ -19,6 +19,7 @@ pub mod ipc;
 pub mod mcp;
 pub mod mock;
 pub mod options;
+pub mod permission;
 pub mod protocol;
 pub mod provider;
 pub mod sandbox;

@@ -54,6 +54,8 @@ pub struct AgentCtx {
     pub children: Children,
     /// Extensions of this run: MCP servers and user hooks (None when none is configured).
     pub ext: crate::agent::extensions::Extensions,
+    /// Permission mode and rules; asks through the line editor when interactive.
+    pub permission: crate::permission::Gate,
 }
 
 impl AgentCtx {
@@ -78,6 +80,7 @@ impl AgentCtx {
             new_requested: AtomicBool::new(false),
             children: Children::default(),
             ext: Default::default(),
+            permission: crate::permission::Gate::bypass(),
         }
     }
 

@@ -16,12 +16,14 @@ impl Editor {
         session: &Session,
         running: Arc<AtomicBool>,
         cancel: Cancel,
+        ask: crate::permission::AskSlot,
     ) -> anyhow::Result<Editor> {
         let inner = crate::ui::interactive::start(
             session,
             crate::ui::interactive::InteractiveHooks {
                 running,
                 cancel,
+                ask,
                 input_fifo: session.input_fifo(),
                 notify_fifo: session.notify_fifo(),
             },
@@ -32,6 +34,11 @@ impl Editor {
     /// Output (and errors) go through the editor so the line being typed stays intact.
     pub fn printer(&self) -> Box<dyn Write + Send> {
         self.inner.printer()
+    }
+
+    /// Whether the editor runs on a terminal (questions can be asked).
+    pub fn is_tty(&self) -> bool {
+        self.inner.is_tty()
     }
 
     pub fn turn_finished(&self) {

@@ -112,7 +112,13 @@ pub fn main_loop(
             }
         };
         let end = match msg {
-            InputMsg::SessionEnd => break,
+            InputMsg::SessionEnd => {
+                // The person ended the session: a failed last turn was already reported.
+                if ctx.mode == Mode::Interactive {
+                    code = EXIT_OK;
+                }
+                break;
+            }
             InputMsg::Malformed(m) => {
                 if let Err(e) = ctx.rec.event(&crate::protocol::Event::error(m)) {
                     ctx.out.warn(&e);

@@ -29,6 +29,8 @@ pub fn spawn(
 ) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the agent binary: {e}"))?;
     let mut args = crate::agent::context::child_args(&ctx.cfg);
+    // A sub-agent cannot ask: it runs headless in this run's mode and rules.
+    args.extend(ctx.permission.child_args());
     if !ctx.cfg.provider.api_key.is_empty() {
         args.push("--api-key".into());
         args.push(ctx.cfg.provider.api_key.clone());

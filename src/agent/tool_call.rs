@@ -38,15 +38,27 @@ pub fn run(
             display: format!("Error: {m}"),
             checklist: None,
         },
-        // Extensions: PreToolUse hooks may block; `mcp__*` tools go to their server.
-        None => match crate::agent::extensions::pre_tool(ctx, &name, &input) {
-            Some(why) => tools::ToolOutput::error(&why, ctx.cfg.max_result_bytes),
-            None => match crate::agent::extensions::mcp_call(ctx, &name, &input) {
-                Some((o, s)) => {
-                    structured = s;
-                    o
+        // The permission gate first, then PreToolUse hooks; `mcp__*` tools go to their server.
+        None => match permission_check(ctx, &name, &input) {
+            Err(refusal) => tools::ToolOutput {
+                ok: false,
+                conv: format!("Error: {refusal}"),
+                display: format!("Error: {refusal}"),
+                checklist: None,
+            },
+            Ok(()) => match crate::agent::extensions::pre_tool(ctx, &name, &input) {
+                Some(why) => tools::ToolOutput::error(&why, ctx.cfg.max_result_bytes),
+                None => {
+                    let out = match crate::agent::extensions::mcp_call(ctx, &name, &input) {
+                        Some((o, s)) => {
+                            structured = s;
+                            o
+                        }
+                        None => tools::run(ctx, &id, &name, &input),
+                    };
+                    ctx.permission.after(&name, out.ok);
+                    out
                 }
-                None => tools::run(ctx, &id, &name, &input),
             },
         },
     };
@@ -84,4 +96,22 @@ pub fn run(
         },
         (id, out.conv),
     )
+}
+
+/// The permission gate, before the tool runs: a question goes through the line editor; the
+/// decision is logged as a `permission` event line (kept off the stream-json echo).
+fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(), String> {
+    let draft = ctx.session.plan_draft();
+    let root = crate::session::paths::projects_root();
+    let print = |t: &str| ctx.out.print(t);
+    let log = |line: &str| ctx.rec.quiet(line);
+    let env = crate::permission::gate::CallEnv {
+        cwd: &ctx.cwd,
+        plan_draft: &draft,
+        projects_root: &root,
+        cancel: &ctx.cancel,
+        print: &print,
+        log: &log,
+    };
+    ctx.permission.check(&env, name, input)
 }

@@ -111,6 +111,15 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let cfg = config::resolve(&o, true)?;
     crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
     let stream_json = cfg.output == OutputFormat::StreamJson;
+    let (perm_mode, perm_rules) = crate::permission::Gate::resolve(
+        o.permission_mode.as_deref(),
+        &o.allow,
+        &o.ask,
+        &o.deny,
+        &crate::session::paths::physical_cwd()?,
+    )
+    .map_err(Error::Usage)?;
+    let ask_slot = crate::permission::AskSlot::new();
     let headless = headless.filter(|_| mode != Mode::SubAgent);
     let cwd = crate::session::paths::physical_cwd()?;
     let instructions: Vec<String> = crate::agent::prompt::loaded_instructions(&cwd)
@@ -173,7 +182,14 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let running = Arc::new(AtomicBool::new(false));
     let (display, editor) = if human {
-        let (d, e) = human_display(&session, mode, color, running.clone(), cancel.clone())?;
+        let (d, e) = human_display(
+            &session,
+            mode,
+            color,
+            running.clone(),
+            cancel.clone(),
+            ask_slot.clone(),
+        )?;
         (Some(d), e)
     } else {
         (None, None)
@@ -201,6 +217,12 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     ctx.out = out;
     ctx.reported = notify.reported();
     ctx.running = running.clone();
+    // Questions only where a person answers them: the line editor on a terminal.
+    let slot = editor
+        .as_ref()
+        .filter(|e| e.is_tty())
+        .map(|_| ask_slot.clone());
+    ctx.permission = crate::permission::Gate::new(perm_mode, perm_rules, slot);
     ctx.spinner = crate::agent::spinner::Spinner::new(
         human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
     );
@@ -281,6 +303,7 @@ fn human_display(
     color: bool,
     running: Arc<AtomicBool>,
     cancel: Cancel,
+    ask: crate::permission::AskSlot,
 ) -> anyhow::Result<(Mutex<DisplaySink>, Option<crate::agent::editor::Editor>)> {
     let interactive = mode == Mode::Interactive;
     let mut display = Display::new(interactive, color);
@@ -296,7 +319,7 @@ fn human_display(
     if crate::agent::editor::replay(session, 10, &mut display) {
         crate::util::say::out("\n");
     }
-    let ed = crate::agent::editor::Editor::start(session, running, cancel)?;
+    let ed = crate::agent::editor::Editor::start(session, running, cancel, ask)?;
     let sink = DisplaySink {
         display,
         out: ed.printer(),

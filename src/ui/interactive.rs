@@ -29,6 +29,8 @@ pub struct InteractiveHooks {
     pub running: Arc<AtomicBool>,
     /// Cancels the running turn.
     pub cancel: Cancel,
+    /// A permission question waiting for the next submitted line.
+    pub ask: crate::permission::AskSlot,
     /// USER_INPUT and SESSION_END frames go here.
     pub input_fifo: PathBuf,
     /// Ctrl+O USER_NOTIFY frames go here.
@@ -136,6 +138,13 @@ fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
         match rl.readline(editor_keys::PROMPT) {
             Ok(line) => {
                 armed = false;
+                // A waiting permission question takes the line (a blank one keeps it waiting).
+                if hooks.ask.pending() {
+                    if !line.trim().is_empty() {
+                        hooks.ask.answer(&line);
+                    }
+                    continue;
+                }
                 match classify(&line) {
                     Submit::Skip => continue,
                     Submit::End => {

@@ -11,12 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-struct Tmux {
-    sock: PathBuf,
+pub(crate) struct Tmux {
+    pub(crate) sock: PathBuf,
 }
 
 impl Tmux {
-    fn run(&self, args: &[&str]) -> String {
+    pub(crate) fn run(&self, args: &[&str]) -> String {
         // The pane command runs under `default-shell -c`: make it a POSIX shell.
         let o = Command::new("tmux")
             .env("SHELL", "/bin/sh")
@@ -29,12 +29,12 @@ impl Tmux {
             .expect("tmux");
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
-    fn keys(&self, target: &str, keys: &[&str]) {
+    pub(crate) fn keys(&self, target: &str, keys: &[&str]) {
         let mut a = vec!["send-keys", "-t", target];
         a.extend_from_slice(keys);
         self.run(&a);
     }
-    fn cursor(&self, target: &str) -> String {
+    pub(crate) fn cursor(&self, target: &str) -> String {
         self.run(&[
             "display-message",
             "-p",
@@ -44,7 +44,7 @@ impl Tmux {
         ])
     }
     /// Type `text` one key per write, each after the cursor moved (as a person types).
-    fn type_text(&self, target: &str, text: &str) {
+    pub(crate) fn type_text(&self, target: &str, text: &str) {
         for c in text.chars() {
             let before = self.cursor(target);
             self.keys(target, &["-l", &c.to_string()]);
@@ -55,7 +55,7 @@ impl Tmux {
         }
     }
     /// The whole pane, scrollback included, wrapped lines joined, trailing blanks cut.
-    fn screen(&self, target: &str) -> String {
+    pub(crate) fn screen(&self, target: &str) -> String {
         let s = self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", target]);
         s.lines()
             .map(str::trim_end)
@@ -65,7 +65,7 @@ impl Tmux {
             .to_string()
     }
     /// The last non-blank line of the pane (the prompt line while the editor runs).
-    fn last_line(&self, target: &str) -> String {
+    pub(crate) fn last_line(&self, target: &str) -> String {
         self.screen(target).lines().last().unwrap_or("").to_string()
     }
 }
@@ -76,7 +76,7 @@ impl Drop for Tmux {
     }
 }
 
-fn have_tmux() -> bool {
+pub(crate) fn have_tmux() -> bool {
     let ok = Command::new("tmux")
         .arg("-V")
         .output()
@@ -88,7 +88,7 @@ fn have_tmux() -> bool {
 }
 
 /// Event lines parsed so far (a line being written is skipped).
-fn read_events(path: &Path) -> Vec<Value> {
+pub(crate) fn read_events(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -107,19 +107,30 @@ fn stops(evs: &[Value]) -> Vec<String> {
         .collect()
 }
 
-fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// One run of the real binary inside tmux session `name`: its pid and exit code files.
-struct Run {
-    name: String,
+pub(crate) struct Run {
+    pub(crate) name: String,
     pid_file: PathBuf,
     rc_file: PathBuf,
 }
 
 impl Run {
-    fn start(t: &Tmux, env: &Env, name: &str, url: &str) -> Run {
+    pub(crate) fn start(t: &Tmux, env: &Env, name: &str, url: &str) -> Run {
+        Run::start_with(t, env, name, url, "NO_COLOR=1 TERM=xterm-256color", "")
+    }
+    /// `vars`: extra environment (`NO_COLOR=1 TERM=…`); `args`: extra flags (shell words).
+    pub(crate) fn start_with(
+        t: &Tmux,
+        env: &Env,
+        name: &str,
+        url: &str,
+        vars: &str,
+        args: &str,
+    ) -> Run {
         let tmp = env.dir.path();
         let pid_file = tmp.join(format!("{name}.pid"));
         let rc_file = tmp.join(format!("{name}.rc"));
@@ -129,9 +140,9 @@ impl Run {
             &script,
             format!(
                 "cd '{cwd}' || exit 97\necho $$ > '{pid}'\nexec env -i PATH='{path}' \
-                 HOME='{home}' BASH_AGENT_HOME='{home}' NO_COLOR=1 TERM=xterm-256color \
+                 HOME='{home}' BASH_AGENT_HOME='{home}' {vars} \
                  LANG=C.UTF-8 BASH_AGENT_RETRY_BASE_MS=20 '{bin}' -i --session s \
-                 --base-url '{url}' --api-key k\n",
+                 --base-url '{url}' --api-key k {args}\n",
                 cwd = env.cwd.display(),
                 pid = pid_file.display(),
                 path = std::env::var("PATH").unwrap_or_default(),
@@ -162,14 +173,14 @@ impl Run {
             rc_file,
         }
     }
-    fn pid(&self) -> Option<i32> {
+    pub(crate) fn pid(&self) -> Option<i32> {
         std::fs::read_to_string(&self.pid_file)
             .ok()?
             .trim()
             .parse()
             .ok()
     }
-    fn rc(&self) -> Option<String> {
+    pub(crate) fn rc(&self) -> Option<String> {
         let s = std::fs::read_to_string(&self.rc_file).ok()?;
         s.ends_with('\n').then(|| s.trim().to_string())
     }

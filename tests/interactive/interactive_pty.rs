@@ -74,6 +74,7 @@ fn probe_main() {
         InteractiveHooks {
             running: running.clone(),
             cancel: cancel.clone(),
+            ask: bash_agent::permission::AskSlot::new(),
             input_fifo: session.input_fifo(),
             notify_fifo: session.notify_fifo(),
         },

@@ -7,4 +7,5 @@
 mod support;
 
 mod interactive_e2e;
+mod interactive_permissions;
 mod interactive_pty;

@@ -1,0 +1,375 @@
+//! A run's permission state (mode, rules, rules added with "always") and the question
+//! channel to the line editor. A gate without an [`AskSlot`] is headless: it never blocks —
+//! a call that would ask is refused with a tool result that says how to allow it.
+use super::{decide, parse_answer, refusal_text, Answer, Facts, PermMode, Rule, RuleKind, Verdict};
+use crate::util::cancel::Cancel;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+/// Where a question waits for its answer: the line editor hands the next submitted line to
+/// the waiting tool call instead of sending it to the agent.
+#[derive(Clone, Default)]
+pub struct AskSlot(Arc<Mutex<Option<mpsc::Sender<String>>>>);
+
+impl AskSlot {
+    pub fn new() -> AskSlot {
+        AskSlot::default()
+    }
+
+    /// A question is waiting.
+    pub fn pending(&self) -> bool {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
+    /// Give `line` to the waiting question; false when none waits (the line is input).
+    pub fn answer(&self, line: &str) -> bool {
+        let tx = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match tx {
+            Some(tx) => tx.send(line.to_string()).is_ok(),
+            None => false,
+        }
+    }
+
+    fn open(&self) -> mpsc::Receiver<String> {
+        let (tx, rx) = mpsc::channel();
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+        rx
+    }
+
+    fn close(&self) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+}
+
+struct State {
+    mode: PermMode,
+    rules: Vec<Rule>,
+}
+
+/// The permission gate of one run.
+pub struct Gate {
+    state: Mutex<State>,
+    slot: Option<AskSlot>,
+    home: PathBuf,
+}
+
+/// What a check needs from the run.
+pub struct CallEnv<'a> {
+    pub cwd: &'a Path,
+    pub plan_draft: &'a Path,
+    pub projects_root: &'a Path,
+    pub cancel: &'a Cancel,
+    /// Show text to the person (the question).
+    pub print: &'a dyn Fn(&str),
+    /// Append one events.jsonl line.
+    pub log: &'a dyn Fn(&str),
+}
+
+/// The mode from `BASH_AGENT_PERMISSION_MODE` when the flag is absent.
+pub const MODE_ENV: &str = "BASH_AGENT_PERMISSION_MODE";
+
+impl Gate {
+    /// `slot` is the editor's question channel (interactive on a terminal), None when
+    /// headless. Without an explicit mode, interactive runs use `default`, headless `bypass`.
+    pub fn new(mode: Option<PermMode>, rules: Vec<Rule>, slot: Option<AskSlot>) -> Gate {
+        let mode = mode.unwrap_or(if slot.is_some() {
+            PermMode::Default
+        } else {
+            PermMode::Bypass
+        });
+        Gate {
+            state: Mutex::new(State { mode, rules }),
+            slot,
+            home: std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The headless bypass gate (tests, `compact`).
+    pub fn bypass() -> Gate {
+        Gate::new(Some(PermMode::Bypass), Vec::new(), None)
+    }
+
+    /// Parse `--permission-mode` (or the environment) and the rule flags.
+    pub fn resolve(
+        mode: Option<&str>,
+        allow: &[String],
+        ask: &[String],
+        deny: &[String],
+        cwd: &Path,
+    ) -> Result<(Option<PermMode>, Vec<Rule>), String> {
+        let env = std::env::var(MODE_ENV)
+            .ok()
+            .filter(|s| !s.trim().is_empty());
+        let mode = match mode.map(str::to_string).or(env) {
+            Some(m) => Some(PermMode::parse(&m).ok_or_else(|| {
+                format!("unknown permission mode {m:?} (default, accept-edits, plan, bypass)")
+            })?),
+            None => None,
+        };
+        let mut rules = Vec::new();
+        for (kind, list) in [
+            (RuleKind::Deny, deny),
+            (RuleKind::Ask, ask),
+            (RuleKind::Allow, allow),
+        ] {
+            for r in list {
+                rules.push(Rule::parse(kind, r, cwd)?);
+            }
+        }
+        Ok((mode, rules))
+    }
+
+    pub fn mode(&self) -> PermMode {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).mode
+    }
+
+    pub fn set_mode(&self, m: PermMode) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).mode = m;
+    }
+
+    /// Whether questions can be asked (interactive on a terminal).
+    pub fn interactive(&self) -> bool {
+        self.slot.is_some()
+    }
+
+    /// `/permissions`: the mode and the rules.
+    pub fn describe(&self) -> String {
+        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = format!(
+            "permission mode  {}{}\n",
+            st.mode.name(),
+            if self.slot.is_some() {
+                ""
+            } else {
+                " (headless: calls that would ask are refused)"
+            }
+        );
+        if st.rules.is_empty() {
+            s.push_str("rules            none\n");
+        }
+        for r in &st.rules {
+            let k = match r.kind {
+                RuleKind::Allow => "allow",
+                RuleKind::Ask => "ask",
+                RuleKind::Deny => "deny",
+            };
+            s.push_str(&format!("{k:<6} {}\n", r.text));
+        }
+        s
+    }
+
+    /// Decide (and, if needed, ask about) one call. Err is the refusal for the model.
+    pub fn check(
+        &self,
+        env: &CallEnv,
+        tool: &str,
+        input: &serde_json::Value,
+    ) -> Result<(), String> {
+        let facts = facts(env, &self.home, tool, input);
+        let (mode, verdict) = {
+            let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            (st.mode, decide(st.mode, &st.rules, &facts, &self.home))
+        };
+        let label = label(&facts);
+        match verdict {
+            Verdict::Allow => Ok(()),
+            Verdict::Deny(why) => {
+                log(env, &label, mode, "denied", None, &why, None);
+                Err(refusal_text(mode, &why, "", None))
+            }
+            Verdict::Ask { why, suggest } => {
+                let Some(slot) = &self.slot else {
+                    let why = format!("{why}, and this run cannot ask (headless)");
+                    log(env, &label, mode, "refused", None, &why, None);
+                    return Err(refusal_text(mode, &why, &suggest, None));
+                };
+                (env.print)(&format!(
+                    "Allow {label}? ({why})\n  [y] yes · [a] yes, and always for this session (adds {suggest}) · [n] no, and tell the agent why\n  Type y, a, or n and a reason, then Enter.\n"
+                ));
+                let rx = slot.open();
+                let answer = loop {
+                    if env.cancel.is_cancelled() {
+                        slot.close();
+                        break None;
+                    }
+                    match rx.recv_timeout(Duration::from_millis(100)) {
+                        Ok(line) => break Some(parse_answer(&line)),
+                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+                    }
+                };
+                match answer {
+                    Some(Answer::Yes) => {
+                        log(env, &label, mode, "allowed", Some("yes"), &why, None);
+                        (env.print)("Allowed once.\n");
+                        Ok(())
+                    }
+                    Some(Answer::Always) => {
+                        let base = env.cwd.to_path_buf();
+                        if let Ok(r) = Rule::parse(RuleKind::Allow, &suggest, &base) {
+                            self.state
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .rules
+                                .push(r);
+                        }
+                        log(
+                            env,
+                            &label,
+                            mode,
+                            "allowed",
+                            Some("always"),
+                            &why,
+                            Some(&suggest),
+                        );
+                        (env.print)(&format!(
+                            "Allowed; added the rule {suggest} for this session.\n"
+                        ));
+                        Ok(())
+                    }
+                    Some(Answer::No(reason)) => {
+                        log(env, &label, mode, "refused", Some("no"), &reason, None);
+                        (env.print)("Refused; the agent is told why.\n");
+                        Err(refusal_text(mode, &why, &suggest, Some(&reason)))
+                    }
+                    None => {
+                        log(env, &label, mode, "refused", None, "interrupted", None);
+                        Err(refusal_text(mode, &why, &suggest, Some("interrupted")))
+                    }
+                }
+            }
+        }
+    }
+
+    /// After a call ran: a confirmed plan ends plan mode (interactive runs go on in
+    /// `default`, headless ones in `bypass`).
+    pub fn after(&self, tool: &str, ok: bool) {
+        if tool == "PlanConfirm" && ok && self.mode() == PermMode::Plan {
+            self.set_mode(if self.slot.is_some() {
+                PermMode::Default
+            } else {
+                PermMode::Bypass
+            });
+        }
+    }
+}
+
+fn log(
+    env: &CallEnv,
+    label: &str,
+    mode: PermMode,
+    decision: &str,
+    answer: Option<&str>,
+    reason: &str,
+    rule: Option<&str>,
+) {
+    let mut m = serde_json::Map::new();
+    m.insert("type".into(), "permission".into());
+    m.insert("call".into(), label.into());
+    m.insert("mode".into(), mode.name().into());
+    m.insert("decision".into(), decision.into());
+    m.insert(
+        "answer".into(),
+        answer.map(Into::into).unwrap_or(serde_json::Value::Null),
+    );
+    m.insert("reason".into(), reason.into());
+    m.insert(
+        "rule".into(),
+        rule.map(Into::into).unwrap_or(serde_json::Value::Null),
+    );
+    m.insert("timestamp".into(), crate::util::time::utc_iso_now().into());
+    (env.log)(&serde_json::Value::Object(m).to_string());
+}
+
+/// `Bash(rm -rf build)`, `Edit(src/a.rs)`, `mcp__x__y`.
+fn label(f: &Facts) -> String {
+    if let Some(c) = &f.command {
+        let one: String = c.split_whitespace().collect::<Vec<_>>().join(" ");
+        let short: String = one.chars().take(120).collect();
+        return format!("{}({short})", f.tool);
+    }
+    match (&f.rel_path, &f.path) {
+        (Some(r), _) => format!("{}({r})", f.tool),
+        (None, Some(p)) => format!("{}({})", f.tool, p.display()),
+        _ => f.tool.clone(),
+    }
+}
+
+/// Lexical normalisation (`.` and `..` removed), no filesystem access.
+fn normalise(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> Facts {
+    let mut f = Facts {
+        tool: tool.to_string(),
+        ..Facts::default()
+    };
+    let s = |k: &str| input.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    if tool == "Bash" {
+        let c = s("command").unwrap_or_default();
+        let req = crate::tools::policy::classify(&c, env.cwd, env.projects_root);
+        f.workspace_read = req & !0o004 == 0;
+        f.command = Some(c);
+        return f;
+    }
+    let target = match tool {
+        "Read" | "Write" | "Edit" => s("path"),
+        "Glob" | "Grep" => Some(s("path").unwrap_or_else(|| ".".into())),
+        _ => None,
+    };
+    if let Some(t) = target {
+        let p = if t == "~" {
+            home.to_path_buf()
+        } else if let Some(r) = t.strip_prefix("~/") {
+            home.join(r)
+        } else if t.starts_with('/') {
+            PathBuf::from(&t)
+        } else {
+            env.cwd.join(&t)
+        };
+        let p = normalise(&p);
+        f.in_workspace = p.starts_with(env.cwd);
+        if f.in_workspace {
+            f.rel_path = p
+                .strip_prefix(env.cwd)
+                .ok()
+                .map(|r| r.display().to_string())
+                .filter(|r| !r.is_empty());
+        }
+        f.plan_draft = p == normalise(env.plan_draft);
+        f.path = Some(p);
+    }
+    f
+}
+
+impl Gate {
+    /// Flags that give a sub-agent this run's current mode and rules.
+    pub fn child_args(&self) -> Vec<String> {
+        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut a = vec!["--permission-mode".to_string(), st.mode.name().to_string()];
+        for r in &st.rules {
+            let flag = match r.kind {
+                RuleKind::Allow => "--allow",
+                RuleKind::Ask => "--ask",
+                RuleKind::Deny => "--deny",
+            };
+            a.push(flag.into());
+            a.push(r.text.clone());
+        }
+        a
+    }
+}

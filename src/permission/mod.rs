@@ -1,0 +1,198 @@
+//! Permission modes and rules (docs/interactive.md, "Permissions"): whether a tool call runs,
+//! asks the person first, or is refused. The decision is a pure function of the mode, the
+//! rules and the facts of one call ([`Facts`]); [`gate`] holds a run's state and asks.
+//!
+//! The Bash safety policy (`tools::policy`) and the sandbox still apply to every call that
+//! is allowed here: this layer only adds questions and refusals in front of them.
+pub mod gate;
+mod rules;
+
+pub use gate::{AskSlot, Gate};
+pub use rules::{Rule, RuleKind};
+
+/// How much the agent may do without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PermMode {
+    /// Ask before edits, non-read Bash commands and MCP tools.
+    Default,
+    /// Edits inside the workspace without asking; Bash still asks.
+    AcceptEdits,
+    /// Read-only tools only until the plan is confirmed (PlanConfirm).
+    Plan,
+    /// Never ask (the shell version's behaviour).
+    Bypass,
+}
+
+impl PermMode {
+    pub fn parse(s: &str) -> Option<PermMode> {
+        match s.trim() {
+            "default" => Some(PermMode::Default),
+            "accept-edits" | "acceptEdits" => Some(PermMode::AcceptEdits),
+            "plan" => Some(PermMode::Plan),
+            "bypass" | "bypassPermissions" => Some(PermMode::Bypass),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            PermMode::Default => "default",
+            PermMode::AcceptEdits => "accept-edits",
+            PermMode::Plan => "plan",
+            PermMode::Bypass => "bypass",
+        }
+    }
+}
+
+/// What the decision needs to know about one call (computed by the gate).
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub tool: String,
+    /// Bash: the command.
+    pub command: Option<String>,
+    /// Bash: the policy classifies it as a read inside the workspace only.
+    pub workspace_read: bool,
+    /// File tools: the target, absolute (lexically normalised).
+    pub path: Option<std::path::PathBuf>,
+    /// File tools: the target is inside the working directory.
+    pub in_workspace: bool,
+    /// File tools inside the workspace: the target relative to the working directory.
+    pub rel_path: Option<String>,
+    /// File tools: the target is this session's plan draft.
+    pub plan_draft: bool,
+}
+
+/// The outcome for one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    /// Ask the person; `suggest` is the rule "always" adds.
+    Ask {
+        why: String,
+        suggest: String,
+    },
+    /// Refused without asking.
+    Deny(String),
+}
+
+/// Tools that only read.
+fn read_only(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Read" | "Glob" | "Grep" | "TodoWrite" | "Skill" | "PlanConfirm" | "PlanClear"
+    )
+}
+
+fn edits(tool: &str) -> bool {
+    matches!(tool, "Write" | "Edit")
+}
+
+/// Decide one call. Deny rules win over everything; then ask rules, then allow rules; then
+/// the mode. `bypass` never asks (an ask rule is ignored there) but deny rules still apply.
+pub fn decide(mode: PermMode, rules: &[Rule], f: &Facts, home: &std::path::Path) -> Verdict {
+    if let Some(r) = rules::first(rules, RuleKind::Deny, f, home) {
+        return Verdict::Deny(format!("denied by the rule {}", r.text));
+    }
+    let suggest = rules::suggest(f, home);
+    if mode != PermMode::Bypass {
+        if let Some(r) = rules::first(rules, RuleKind::Ask, f, home) {
+            return Verdict::Ask {
+                why: format!("the rule {} asks", r.text),
+                suggest,
+            };
+        }
+    }
+    if rules::allowed(rules, f, home) {
+        return Verdict::Allow;
+    }
+    let bash_read = f.tool == "Bash" && f.workspace_read;
+    match mode {
+        PermMode::Bypass => Verdict::Allow,
+        PermMode::Plan => {
+            if read_only(&f.tool) || bash_read || (edits(&f.tool) && f.plan_draft) {
+                Verdict::Allow
+            } else {
+                Verdict::Deny(
+                    "plan mode allows read-only tools only until the plan is confirmed (write the plan draft, then PlanConfirm)"
+                        .into(),
+                )
+            }
+        }
+        PermMode::Default | PermMode::AcceptEdits => {
+            if read_only(&f.tool) || bash_read || f.plan_draft {
+                Verdict::Allow
+            } else if edits(&f.tool) {
+                if mode == PermMode::AcceptEdits && f.in_workspace {
+                    Verdict::Allow
+                } else {
+                    Verdict::Ask {
+                        why: format!("{} mode asks before file edits", mode.name()),
+                        suggest,
+                    }
+                }
+            } else if f.tool == "Bash" {
+                Verdict::Ask {
+                    why: format!(
+                        "{} mode asks before Bash commands that are not workspace reads",
+                        mode.name()
+                    ),
+                    suggest,
+                }
+            } else if f.tool.starts_with("mcp__") {
+                Verdict::Ask {
+                    why: format!("{} mode asks before MCP tools", mode.name()),
+                    suggest,
+                }
+            } else {
+                Verdict::Allow
+            }
+        }
+    }
+}
+
+/// The person's answer to a question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Yes,
+    /// Yes, and add the suggested rule for this session.
+    Always,
+    /// No, with what to tell the agent (may be empty).
+    No(String),
+}
+
+/// Parse a typed answer: `y`/`yes`, `a`/`always`, `n`/`no` optionally followed by the reason;
+/// any other text is a no with that text as the reason (nothing typed runs a tool by accident).
+pub fn parse_answer(line: &str) -> Answer {
+    let t = line.trim();
+    let (word, rest) = match t.find(char::is_whitespace) {
+        Some(i) => (&t[..i], t[i..].trim()),
+        None => (t, ""),
+    };
+    match word.to_lowercase().as_str() {
+        "y" | "yes" if rest.is_empty() => Answer::Yes,
+        "a" | "always" if rest.is_empty() => Answer::Always,
+        "n" | "no" => Answer::No(rest.to_string()),
+        _ => Answer::No(t.to_string()),
+    }
+}
+
+/// The tool result of a refused call: what was refused, why, and how to allow it.
+pub fn refusal_text(mode: PermMode, why: &str, suggest: &str, reason: Option<&str>) -> String {
+    let mut s = format!(
+        "Permission denied ({why}; permission mode {}).",
+        mode.name()
+    );
+    if let Some(r) = reason.filter(|r| !r.is_empty()) {
+        s.push_str(&format!(" The user says: {r}"));
+    } else if reason.is_some() {
+        s.push_str(" The user refused this call.");
+    }
+    if !suggest.is_empty() {
+        s.push_str(&format!(
+            " To allow it, run with --allow '{suggest}' or --permission-mode bypass."
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;

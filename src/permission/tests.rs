@@ -1,0 +1,211 @@
+use super::*;
+use std::path::{Path, PathBuf};
+
+fn bash(cmd: &str, read: bool) -> Facts {
+    Facts {
+        tool: "Bash".into(),
+        command: Some(cmd.into()),
+        workspace_read: read,
+        ..Facts::default()
+    }
+}
+
+fn file(tool: &str, rel: &str) -> Facts {
+    // An absolute `rel` is outside the workspace.
+    let p = PathBuf::from("/w").join(rel);
+    Facts {
+        tool: tool.into(),
+        in_workspace: p.starts_with("/w"),
+        rel_path: p.starts_with("/w").then(|| rel.to_string()),
+        path: Some(p),
+        ..Facts::default()
+    }
+}
+
+fn rules(list: &[(RuleKind, &str)]) -> Vec<Rule> {
+    list.iter()
+        .map(|(k, t)| Rule::parse(*k, t, Path::new("/w")).expect("rule"))
+        .collect()
+}
+
+fn kind(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Allow => "allow",
+        Verdict::Ask { .. } => "ask",
+        Verdict::Deny(_) => "deny",
+    }
+}
+
+#[test]
+fn modes_without_rules() {
+    use PermMode::*;
+    let home = Path::new("/h");
+    let table: Vec<(PermMode, Facts, &str)> = vec![
+        (Default, bash("rm -rf build", false), "ask"),
+        (Default, bash("ls -la", true), "allow"),
+        (Default, file("Write", "a.txt"), "ask"),
+        (Default, file("Read", "a.txt"), "allow"),
+        (
+            Default,
+            Facts {
+                tool: "mcp__gh__issues".into(),
+                ..Facts::default()
+            },
+            "ask",
+        ),
+        (
+            Default,
+            Facts {
+                tool: "SubAgent".into(),
+                ..Facts::default()
+            },
+            "allow",
+        ),
+        (AcceptEdits, file("Edit", "src/a.rs"), "allow"),
+        (AcceptEdits, file("Edit", "/elsewhere/outside.rs"), "ask"),
+        (AcceptEdits, bash("rm -rf build", false), "ask"),
+        (Plan, bash("rm -rf build", false), "deny"),
+        (Plan, bash("git status", true), "allow"),
+        (Plan, file("Write", "a.txt"), "deny"),
+        (Plan, file("Read", "a.txt"), "allow"),
+        (
+            Plan,
+            Facts {
+                tool: "PlanConfirm".into(),
+                ..Facts::default()
+            },
+            "allow",
+        ),
+        (
+            Plan,
+            Facts {
+                tool: "Write".into(),
+                plan_draft: true,
+                ..Facts::default()
+            },
+            "allow",
+        ),
+        (Bypass, bash("rm -rf build", false), "allow"),
+        (Bypass, file("Write", "a.txt"), "allow"),
+    ];
+    for (mode, f, want) in table {
+        let v = decide(mode, &[], &f, home);
+        assert_eq!(kind(&v), want, "{mode:?} {f:?}: {v:?}");
+    }
+}
+
+#[test]
+fn rules_deny_wins_and_prefixes_match_at_word_boundaries() {
+    use PermMode::*;
+    use RuleKind::*;
+    let home = Path::new("/h");
+    let r = rules(&[
+        (Allow, "Bash(git push:*)"),
+        (Deny, "Bash(git push --force:*)"),
+        (Allow, "Edit(src/**)"),
+        (Deny, "Read(./.env)"),
+        (Ask, "Bash(npm publish)"),
+        (Allow, "Bash(npm *)"),
+        (Allow, "mcp__docs"),
+    ]);
+    let table: Vec<(PermMode, Facts, &str)> = vec![
+        (Default, bash("git push origin main", false), "allow"),
+        (Default, bash("git push", false), "allow"),
+        (Default, bash("git pushx", false), "ask"),
+        (Default, bash("git push --force origin", false), "deny"),
+        (Bypass, bash("git push --force origin", false), "deny"),
+        (Default, bash("git push && rm -rf /", false), "ask"),
+        (Default, file("Edit", "src/deep/a.rs"), "allow"),
+        (Default, file("Write", "src/a.rs"), "allow"),
+        (Default, file("Edit", "tests/a.rs"), "ask"),
+        (Default, file("Read", ".env"), "deny"),
+        (Bypass, file("Read", ".env"), "deny"),
+        (Default, file("Read", "sub/.env"), "allow"),
+        (Default, bash("npm publish", false), "ask"),
+        (Bypass, bash("npm publish", false), "allow"),
+        (Default, bash("npm test", false), "allow"),
+        (
+            Default,
+            Facts {
+                tool: "mcp__docs__search".into(),
+                ..Facts::default()
+            },
+            "allow",
+        ),
+        (
+            Default,
+            Facts {
+                tool: "mcp__other__x".into(),
+                ..Facts::default()
+            },
+            "ask",
+        ),
+        (Plan, bash("git push origin", false), "allow"),
+    ];
+    for (mode, f, want) in table {
+        let v = decide(mode, &r, &f, home);
+        assert_eq!(kind(&v), want, "{mode:?} {f:?}: {v:?}");
+    }
+}
+
+#[test]
+fn suggested_rules() {
+    let home = Path::new("/h");
+    let ask = |f: &Facts| match decide(PermMode::Default, &[], f, home) {
+        Verdict::Ask { suggest, .. } => suggest,
+        v => panic!("{v:?}"),
+    };
+    assert_eq!(ask(&bash("rm -rf build", false)), "Bash(rm:*)");
+    assert_eq!(ask(&bash("git push origin", false)), "Bash(git push:*)");
+    assert_eq!(ask(&bash("cargo -q build", false)), "Bash(cargo:*)");
+    assert_eq!(ask(&file("Edit", "src/a.rs")), "Edit(src/**)");
+    assert_eq!(ask(&file("Write", "a.txt")), "Edit(./a.txt)");
+    // A suggested rule parses and allows the call it was made for.
+    for f in [
+        bash("rm -rf build", false),
+        file("Edit", "src/a.rs"),
+        file("Write", "a.txt"),
+    ] {
+        let s = ask(&f);
+        let r = rules(&[(RuleKind::Allow, s.as_str())]);
+        assert_eq!(
+            kind(&decide(PermMode::Default, &r, &f, home)),
+            "allow",
+            "{s}"
+        );
+    }
+}
+
+#[test]
+fn bad_rules_and_modes() {
+    assert!(Rule::parse(RuleKind::Allow, "Bash(git", Path::new("/w")).is_err());
+    assert!(Rule::parse(RuleKind::Allow, "", Path::new("/w")).is_err());
+    assert!(Rule::parse(RuleKind::Allow, "Bash(*)", Path::new("/w")).is_ok());
+    assert_eq!(PermMode::parse("accept-edits"), Some(PermMode::AcceptEdits));
+    assert_eq!(PermMode::parse("yolo"), None);
+    assert!(rules::bash_match_for_tests("ls:*", "ls"));
+    assert!(!rules::bash_match_for_tests("ls:*", "lsof"));
+}
+
+#[test]
+fn answers() {
+    assert_eq!(parse_answer("y"), Answer::Yes);
+    assert_eq!(parse_answer(" A "), Answer::Always);
+    assert_eq!(parse_answer("n"), Answer::No(String::new()));
+    assert_eq!(
+        parse_answer("n keep the build"),
+        Answer::No("keep the build".into())
+    );
+    assert_eq!(parse_answer("yes please"), Answer::No("yes please".into()));
+    assert_eq!(
+        parse_answer("use make clean"),
+        Answer::No("use make clean".into())
+    );
+}
+
+#[test]
+fn refusal_names_mode_and_how_to_allow() {
+    let t = refusal_text(PermMode::Default, "x asks", "Bash(rm:*)", Some("keep it"));
+    assert!(t.contains("permission mode default") && t.contains("keep it"));
+    assert!(t.contains("--allow 'Bash(rm:*)'"));
+}
