@@ -7,34 +7,8 @@
 
 use crate::support::checks::*;
 use crate::support::*;
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
-
-/// Paths of files under `root` whose bytes contain `needle`.
-fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
-    let mut hits = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                stack.push(p);
-            } else if ft.is_file() {
-                let b = std::fs::read(&p).unwrap_or_default();
-                if b.windows(needle.len()).any(|w| w == needle) {
-                    hits.push(p.display().to_string());
-                }
-            }
-        }
-    }
-    hits.sort();
-    hits
-}
 
 /// Parent: Bash `env` + a SubAgent; the sub-agent: a slow Bash `env`, then an answer.
 fn script(with_env_tools: bool) -> String {

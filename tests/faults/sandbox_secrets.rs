@@ -7,36 +7,12 @@
 //! harmless planted variable shows up in the same places, so the commands really ran and
 //! their output really travelled.
 
+use crate::support::checks::files_containing;
 use crate::support::*;
-use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const VISIBLE: &str = "visible-marker-5150";
-
-/// Files under `root` (except `skip`) whose bytes contain `needle`.
-fn files_containing(root: &Path, needle: &str, skip: &Path) -> Vec<String> {
-    let mut hits = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                stack.push(p);
-            } else if ft.is_file() && p != skip {
-                let b = std::fs::read(&p).unwrap_or_default();
-                if b.windows(needle.len()).any(|w| w == needle.as_bytes()) {
-                    hits.push(p.display().to_string());
-                }
-            }
-        }
-    }
-    hits
-}
 
 fn bash(id: &str, command: &str, background: bool) -> serde_json::Value {
     let mut input = serde_json::json!({ "command": command });
@@ -168,7 +144,10 @@ fn scenario(provider: &str, key_var: &str, auth_header: &str) {
             }
         }
         for root in [&env.home, &env.cwd] {
-            for f in files_containing(root, value, &notes) {
+            for f in files_containing(root, value.as_bytes())
+                .into_iter()
+                .filter(|f| std::path::Path::new(f) != notes)
+            {
                 leaks.push(format!("{name} in {f}"));
             }
         }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
-/// Every `*.jsonl` file under `root`.
-pub fn jsonl_files(root: &Path) -> Vec<PathBuf> {
+/// Every regular file under `root` for which `keep` holds, sorted.
+pub fn files_under(root: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -20,13 +20,29 @@ pub fn jsonl_files(root: &Path) -> Vec<PathBuf> {
             let Ok(ft) = e.file_type() else { continue };
             if ft.is_dir() {
                 stack.push(p);
-            } else if ft.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
+            } else if ft.is_file() && keep(&p) {
                 out.push(p);
             }
         }
     }
     out.sort();
     out
+}
+
+/// Every `*.jsonl` file under `root`.
+pub fn jsonl_files(root: &Path) -> Vec<PathBuf> {
+    files_under(root, |p| p.extension().is_some_and(|x| x == "jsonl"))
+}
+
+/// Paths of the files under `root` whose bytes contain `needle`.
+pub fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
+    files_under(root, |p| {
+        let b = std::fs::read(p).unwrap_or_default();
+        b.windows(needle.len()).any(|w| w == needle)
+    })
+    .iter()
+    .map(|p| p.display().to_string())
+    .collect()
 }
 
 /// A JSONL file is whole: empty, or ends with `\n`, and every line is one JSON object.
