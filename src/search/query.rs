@@ -32,6 +32,22 @@ pub fn index_path() -> std::path::PathBuf {
 /// Sync the index for the scope and run the query.
 pub fn search(words: &str, all_projects: bool, marks: (&str, &str)) -> Result<Vec<Hit>, String> {
     let q = fts_query(words).ok_or("nothing to search for: give at least one word")?;
+    // Another search syncing the same index at the same moment can make SQLite answer
+    // "locked" where its busy handler does not apply (a journal-mode switch on a new file):
+    // try again a few times before giving up.
+    let mut tries = 0;
+    loop {
+        match search_once(&q, all_projects, marks) {
+            Err(e) if e.contains("locked") && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn search_once(q: &str, all_projects: bool, marks: (&str, &str)) -> Result<Vec<Hit>, String> {
     let mut idx = Index::open(&index_path())?;
     let project = if all_projects {
         idx.sync_all(&crate::session::paths::projects_root())?;
@@ -41,7 +57,7 @@ pub fn search(words: &str, all_projects: bool, marks: (&str, &str)) -> Result<Ve
         idx.sync_project(&dir)?;
         dir.file_name().map(|n| n.to_string_lossy().into_owned())
     };
-    idx.search(&q, project.as_deref(), LIMIT + 1, marks)
+    idx.search(q, project.as_deref(), LIMIT + 1, marks)
 }
 
 pub fn one_line(s: &str) -> String {
