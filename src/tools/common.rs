@@ -46,6 +46,27 @@ pub fn int(input: &Value, key: &str) -> Result<Option<i64>, String> {
 
 /// Resolve a model-given path: `~/…` is expanded, relative paths are joined to the cwd,
 /// `.` components are dropped (`..` is kept: symlinks make it non-lexical).
+/// The `pattern` and `path` arguments Glob and Grep share: the pattern (an error result when
+/// it is empty), the path as given (`.` when absent) and where it resolves to.
+pub fn pattern_and_root(
+    ctx: &dyn ToolHost,
+    input: &Value,
+) -> Result<(String, String, PathBuf), ToolOutput> {
+    let pattern = arg(input, "pattern");
+    if pattern.is_empty() {
+        return Err(ToolOutput::error(
+            "no pattern provided",
+            ctx.limits().max_result_bytes,
+        ));
+    }
+    let mut given = arg(input, "path");
+    if given.is_empty() {
+        given = ".".into();
+    }
+    let root = resolve(ctx, &given);
+    Ok((pattern, given, root))
+}
+
 pub fn resolve(ctx: &dyn ToolHost, p: &str) -> PathBuf {
     let joined = resolve_raw(ctx, p);
     joined.components().collect()

@@ -1,7 +1,7 @@
 //! Glob (docs/tools-and-policy.md): `rg --files <path> -g <pattern>` in-process with the
 //! `ignore` crate (same ignore rules: .gitignore in git repos, .ignore, .rgignore, hidden
 //! files skipped unless the glob names them), parallel walk, sorted output.
-use super::common::{arg, resolve};
+use super::common::pattern_and_root;
 use super::{ToolHost, ToolOutput};
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{WalkBuilder, WalkState};
@@ -58,15 +58,10 @@ pub fn list_files(given: &str, root: &Path, ov: Override) -> Vec<PathBuf> {
 
 pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     let max = ctx.limits().max_result_bytes;
-    let pattern = arg(input, "pattern");
-    if pattern.is_empty() {
-        return ToolOutput::error("no pattern provided", max);
-    }
-    let mut given = arg(input, "path");
-    if given.is_empty() {
-        given = ".".into();
-    }
-    let root = resolve(ctx, &given);
+    let (pattern, given, root) = match pattern_and_root(ctx, input) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
     if !root.is_dir() {
         return ToolOutput::error(&format!("directory not found: {given}"), max);
     }

@@ -1,6 +1,6 @@
 //! Grep (docs/tools-and-policy.md): `rg -n --color never --heading [-C n] [--glob g] -- pattern
 //! path` in-process with grep-regex/grep-searcher; parallel search, files sorted.
-use super::common::{arg, int, resolve};
+use super::common::{arg, int, pattern_and_root};
 use super::glob::{overrides, shown, walker};
 use super::{ToolHost, ToolOutput};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -81,15 +81,10 @@ fn search_file(s: &mut Searcher, m: &RegexMatcher, path: &Path, explicit: bool) 
 
 pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     let max = ctx.limits().max_result_bytes;
-    let pattern = arg(input, "pattern");
-    if pattern.is_empty() {
-        return ToolOutput::error("no pattern provided", max);
-    }
-    let mut given = arg(input, "path");
-    if given.is_empty() {
-        given = ".".into();
-    }
-    let root = resolve(ctx, &given);
+    let (pattern, given, root) = match pattern_and_root(ctx, input) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
     if !root.exists() {
         return ToolOutput::error(&format!("path not found: {given}"), max);
     }

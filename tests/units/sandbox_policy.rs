@@ -2,6 +2,7 @@
 //! (`/dev/fd/..`, `/proc/self/root`), variables assigned in the command, privileged
 //! commands behind wrappers that take options or behind quotes, and the home wherever
 //! HOME points. The file guard follows symlinks in the parent chain.
+use super::tools_policy::assert_classified;
 use bash_agent::tools::policy::{classify_in, file_required, Access, Places};
 use std::path::Path;
 
@@ -72,14 +73,7 @@ const TABLE: &[(&str, u32)] = &[
 #[test]
 fn policy_shapes() {
     let p = places("/home/u");
-    let mut bad = Vec::new();
-    for (cmd, want) in TABLE {
-        let got = classify_in(cmd, &p);
-        if got != *want {
-            bad.push(format!("{cmd:?}: got {got:04o}, want {want:04o}"));
-        }
-    }
-    assert!(bad.is_empty(), "mismatches:\n{}", bad.join("\n"));
+    assert_classified(TABLE, &p);
 }
 
 #[test]

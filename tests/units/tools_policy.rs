@@ -152,14 +152,7 @@ const TABLE: &[(&str, u32)] = &[
 fn classification_table() {
     assert!(TABLE.len() >= 100, "{} cases", TABLE.len());
     let p = places();
-    let mut bad = Vec::new();
-    for (cmd, want) in TABLE {
-        let got = classify_in(cmd, &p);
-        if got != *want {
-            bad.push(format!("{cmd:?}: got {got:04o}, want {want:04o}"));
-        }
-    }
-    assert!(bad.is_empty(), "mismatches:\n{}", bad.join("\n"));
+    assert_classified(TABLE, &p);
 }
 
 #[test]
@@ -245,4 +238,17 @@ fn file_guard_follows_symlinks() {
     // The cwd is under /tmp here, so only the resolved target can make it a system read.
     assert_eq!(file_required("etc-link/hostname", Access::Read, &p), 0o4000);
     assert_eq!(file_required("plain.txt", Access::Read, &p), 0o0004);
+}
+
+/// Classifies every command of a table and lists all mismatches at once (shared with
+/// sandbox_policy.rs), so one run shows every case a change to the classifier moved.
+pub(crate) fn assert_classified(table: &[(&str, u32)], p: &Places) {
+    let mut bad = Vec::new();
+    for (cmd, want) in table {
+        let got = classify_in(cmd, p);
+        if got != *want {
+            bad.push(format!("{cmd:?}: got {got:04o}, want {want:04o}"));
+        }
+    }
+    assert!(bad.is_empty(), "mismatches:\n{}", bad.join("\n"));
 }
