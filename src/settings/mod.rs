@@ -76,6 +76,34 @@ impl Settings {
             .unwrap_or_else(|| "bypass".into())
     }
 
+    /// `permissions.<kind>`: the rule texts of one kind (allow, ask, deny).
+    pub fn rules(&self, kind: &str) -> Vec<String> {
+        self.strings(self.get("permissions").and_then(|p| p.get(kind)))
+    }
+
+    /// `tool_env_allow`: names of variables tools may receive although they look like
+    /// secrets.
+    pub fn tool_env_allow(&self) -> Vec<String> {
+        self.strings(self.get("tool_env_allow"))
+    }
+
+    /// `prices`, as the object `usage::prices` reads (`{"model": {"input": ..}}`).
+    pub fn prices(&self) -> Option<&Value> {
+        self.get("prices")
+    }
+
+    fn strings(&self, v: Option<&Value>) -> Vec<String> {
+        v.and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .filter(|s| !s.trim().is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     fn nested(&self, key: &str, field: &str) -> Option<String> {
         self.get(key)?
             .get(field)?
@@ -193,6 +221,14 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
         o.add_dir
             .extend(dirs.iter().filter_map(|d| d.as_str().map(String::from)));
     }
+    // Permissions: the mode when neither --permission-mode nor the environment says; the
+    // rules of the settings are added to the flags' (a settings deny rule always applies).
+    if o.permission_mode.is_none() && !env_set(crate::permission::gate::MODE_ENV) {
+        o.permission_mode = s.nested("permissions", "mode");
+    }
+    o.allow.extend(s.rules("allow"));
+    o.ask.extend(s.rules("ask"));
+    o.deny.extend(s.rules("deny"));
     if o.api_key.is_none() {
         if let Some(var) = s.text("api_key_env") {
             o.api_key = std::env::var(&var).ok().filter(|v| !v.is_empty());
