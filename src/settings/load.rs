@@ -121,7 +121,8 @@ fn check_fields(key: &str, v: &Value) -> Option<String> {
             let ok = fields
                 .as_object()
                 .is_some_and(|f| f.values().all(Value::is_number));
-            (!ok).then(|| format!("{model}: expected an object of numbers (USD per million tokens)"))
+            (!ok)
+                .then(|| format!("{model}: expected an object of numbers (USD per million tokens)"))
         }),
         _ => None,
     }

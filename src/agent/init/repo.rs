@@ -48,9 +48,15 @@ pub fn summary(root: &Path) -> String {
         }
     }
     let _ = writeln!(s, "\n## Top-level files\n{}", top_level(root));
-    if let Some((file, head)) = ["README.md", "README", "README.rst", "README.txt", "readme.md"]
-        .iter()
-        .find_map(|f| head_of(&root.join(f), 40, 4096).map(|h| (*f, h)))
+    if let Some((file, head)) = [
+        "README.md",
+        "README",
+        "README.rst",
+        "README.txt",
+        "readme.md",
+    ]
+    .iter()
+    .find_map(|f| head_of(&root.join(f), 40, 4096).map(|h| (*f, h)))
     {
         let _ = writeln!(s, "## {file} (head)\n{head}");
     }
@@ -204,9 +210,17 @@ fn commands(root: &Path) -> Vec<String> {
         };
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
             for (name, _) in v["scripts"].as_object().into_iter().flatten() {
-                if ["test", "build", "lint", "check", "typecheck", "format", "dev"]
-                    .iter()
-                    .any(|k| name.starts_with(k))
+                if [
+                    "test",
+                    "build",
+                    "lint",
+                    "check",
+                    "typecheck",
+                    "format",
+                    "dev",
+                ]
+                .iter()
+                .any(|k| name.starts_with(k))
                 {
                     out.push(format!("{runner} {name}"));
                 }
@@ -223,7 +237,8 @@ fn commands(root: &Path) -> Vec<String> {
             let t = target.trim();
             let plain = !t.is_empty()
                 && !line.starts_with(char::is_whitespace)
-                && t.chars().all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
+                && t.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
             if plain && ["test", "check", "lint", "build", "fmt", "ci"].contains(&t) {
                 out.push(format!("{tool} {t}"));
             }
