@@ -91,7 +91,7 @@ fn check_fields(key: &str, v: &Value) -> Option<String> {
     match key {
         "permissions" => {
             if let Some(m) = v.get("mode") {
-                if !m.as_str().is_some_and(|m| PermMode::parse(m).is_some()) {
+                if m.as_str().and_then(PermMode::parse).is_none() {
                     return Some(format!(
                         "mode: unknown permission mode {m} (default, accept-edits, plan, bypass)"
                     ));

@@ -70,10 +70,10 @@ impl Settings {
             .unwrap_or_else(|| "workspace-write".into())
     }
 
-    /// `permissions.mode` (default `bypass`).
+    /// `permissions.mode`, else what a run without one uses.
     pub fn permission_mode(&self) -> String {
         self.nested("permissions", "mode")
-            .unwrap_or_else(|| "bypass".into())
+            .unwrap_or_else(|| "default on a terminal, bypass headless".into())
     }
 
     /// `permissions.<kind>`: the rule texts of one kind (allow, ask, deny).
@@ -175,6 +175,7 @@ pub fn env_name(key: &str, provider: &str) -> Option<&'static str> {
         "base_url" => Some("ANTHROPIC_BASE_URL"),
         "effort" => Some("EFFORT"),
         "thinking" => Some("THINKING"),
+        "permissions" => Some(crate::permission::gate::MODE_ENV),
         _ => None,
     }
 }
@@ -247,6 +248,7 @@ pub fn source_of(key: &str, o: &Opts, s: &Settings, provider: &str) -> Source {
         "max_tokens" => o.max_tokens.is_some(),
         "thinking" => o.thinking.is_some(),
         "effort" => o.effort.is_some(),
+        "permissions" => o.permission_mode.is_some(),
         _ => false,
     };
     if flag {

@@ -122,6 +122,17 @@ fn init_record_permission_mode_is_the_gates() {
         ),
         "default"
     );
+    // `bash-agent config` says where the mode comes from.
+    let out = env.run(&["config", "--json"]);
+    let c: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(c["permissions"]["value"]["mode"], "accept-edits", "{c}");
+    assert_eq!(c["permissions"]["source"], "project settings");
+    let mut cmd = env.cmd();
+    cmd.args(["config", "--json"])
+        .env("BASH_AGENT_PERMISSION_MODE", "plan");
+    let c: Value = serde_json::from_str(stdout(&cmd.output().unwrap()).trim()).unwrap();
+    assert_eq!(c["permissions"]["value"]["mode"], "plan", "{c}");
+    assert_eq!(c["permissions"]["source"], "env BASH_AGENT_PERMISSION_MODE");
     // A mode the gate does not know is a settings error.
     project_settings(&env, r#"{"permissions":{"mode":"yolo"}}"#);
     let out = env.run(&["--api-key", "k", "hi"]);
