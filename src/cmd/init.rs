@@ -26,7 +26,7 @@ pub fn cmd_init(o: &Opts, force: bool) -> Result {
 fn run(o: &Opts, force: bool, start: Instant, format: OutputFormat) -> Result {
     let cfg = config::resolve(o, true)?;
     let cwd = crate::session::paths::physical_cwd()?;
-    let root = crate::settings::project_root(&cwd);
+    let root = crate::agent::init::root_for(&cwd);
     let cancel = Cancel::new();
     let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, cancel.flag());
     if format == OutputFormat::Human {

@@ -227,9 +227,18 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
     if o.permission_mode.is_none() && !env_set(crate::permission::gate::MODE_ENV) {
         o.permission_mode = s.nested("permissions", "mode");
     }
-    o.allow.extend(s.rules("allow"));
-    o.ask.extend(s.rules("ask"));
-    o.deny.extend(s.rules("deny"));
+    // (A sub-agent gets its parent's rules as flags and reads the same files: no doubles.)
+    for (list, kind) in [
+        (&mut o.allow, "allow"),
+        (&mut o.ask, "ask"),
+        (&mut o.deny, "deny"),
+    ] {
+        for r in s.rules(kind) {
+            if !list.contains(&r) {
+                list.push(r);
+            }
+        }
+    }
     if o.api_key.is_none() {
         if let Some(var) = s.text("api_key_env") {
             o.api_key = std::env::var(&var).ok().filter(|v| !v.is_empty());

@@ -65,6 +65,12 @@ impl std::fmt::Display for InitError {
     }
 }
 
+/// Where `init` writes for a run in `cwd`: the repository's root (the nearest folder
+/// holding `.git`, the folder the settings files call the project), else `cwd`.
+pub fn root_for(cwd: &Path) -> PathBuf {
+    crate::settings::project_root(cwd)
+}
+
 /// Write `<root>/AGENTS.md` from one call to `cfg`'s model. Refuses (before any call) when
 /// the file exists unless `force`; the file is written atomically (a temp file linked or
 /// renamed into place), so a reader never sees half of it and, without `force`, a file
