@@ -116,7 +116,9 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let settings = crate::settings::load_here().unwrap_or_default();
     let po = crate::settings::overlay(&o, &settings);
     let key_env = settings.text("api_key_env");
-    for w in crate::sandbox::env::allow_names(&settings.tool_env_allow(), key_env.as_deref()) {
+    let refused = crate::sandbox::env::allow_names(&settings.tool_env_allow(), key_env.as_deref());
+    // A sub-agent reads the same files: its parent has warned already.
+    for w in refused.iter().filter(|_| o.sub_agent_notify.is_none()) {
         eprintln!("bash-agent: warning: {w}");
     }
     let (perm_mode, perm_rules) = crate::permission::Gate::resolve(
