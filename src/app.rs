@@ -40,6 +40,10 @@ fn parse() -> Result<Cli, i32> {
                         .unwrap_or_default();
                     let msg = format!("Unknown option: {arg}");
                     print_error(&msg);
+                    // A typo keeps clap's suggestion, in clap's words.
+                    if let Some(s) = e.get(ContextKind::SuggestedArg) {
+                        eprintln!("  tip: a similar argument exists: '{s}'");
+                    }
                     if let Some(hint) =
                         crate::cmd::agent::quoting_hint(&std::env::args().collect::<Vec<_>>(), &arg)
                     {

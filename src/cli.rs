@@ -194,6 +194,12 @@ pub enum Command {
     },
     /// Print the man page (roff) on stdout.
     Man,
+    /// Write a starter AGENTS.md for this repository, drafted by the model.
+    Init {
+        /// Replace an existing AGENTS.md.
+        #[arg(long)]
+        force: bool,
+    },
     /// Manage sessions: rm, prune, show.
     Sessions {
         #[command(subcommand)]

@@ -217,17 +217,19 @@ impl Headless {
     }
 }
 
-struct ResultFields<'a> {
-    subtype: &'a str,
-    result: &'a str,
-    session_id: &'a str,
-    num_turns: u64,
-    duration_ms: u64,
-    spent: &'a Spent,
-    stop_reason: Option<&'a str>,
+/// The fields of a `result` record (`session_id` empty: none).
+pub struct ResultFields<'a> {
+    pub subtype: &'a str,
+    pub result: &'a str,
+    pub session_id: &'a str,
+    pub num_turns: u64,
+    pub duration_ms: u64,
+    pub spent: &'a Spent,
+    pub stop_reason: Option<&'a str>,
 }
 
-fn result_object(f: &ResultFields) -> Value {
+/// The `result` record (docs/headless.md), also printed by `bash-agent init`.
+pub fn result_object(f: &ResultFields) -> Value {
     let s = f.spent;
     json!({
         "type": "result",

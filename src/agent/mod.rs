@@ -8,6 +8,7 @@ pub mod context;
 pub mod editor;
 pub mod extensions;
 pub mod headless;
+pub mod init;
 pub mod inject;
 pub mod output;
 pub mod prompt;

@@ -111,14 +111,27 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let cfg = config::resolve(&o, true)?;
     crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
     let stream_json = cfg.output == OutputFormat::StreamJson;
+    // The settings' permissions (mode, rules) under the flags and the environment, and
+    // their tool_env_allow names (never the key's variable).
+    let settings = crate::settings::load_here().unwrap_or_default();
+    let po = crate::settings::overlay(&o, &settings);
+    let key_env = settings.text("api_key_env");
+    let refused = crate::sandbox::env::allow_names(&settings.tool_env_allow(), key_env.as_deref());
+    // A sub-agent reads the same files: its parent has warned already.
+    for w in refused.iter().filter(|_| o.sub_agent_notify.is_none()) {
+        eprintln!("bash-agent: warning: {w}");
+    }
     let (perm_mode, perm_rules) = crate::permission::Gate::resolve(
-        o.permission_mode.as_deref(),
-        &o.allow,
-        &o.ask,
-        &o.deny,
+        po.permission_mode.as_deref(),
+        &po.allow,
+        &po.ask,
+        &po.deny,
         &crate::session::paths::physical_cwd()?,
     )
     .map_err(Error::Usage)?;
+    // The gate of a run without a line editor (every stream-json run): the init record
+    // reports the mode of the gate the run really uses.
+    let headless_gate = crate::permission::Gate::new(perm_mode, perm_rules.clone(), None);
     let ask_slot = crate::permission::AskSlot::new();
     let headless = headless.filter(|_| mode != Mode::SubAgent);
     let cwd = crate::session::paths::physical_cwd()?;
@@ -131,9 +144,11 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
             eprintln!("[verbose] instructions: {f}");
         }
     }
-    let modes = crate::settings::load_here().unwrap_or_default();
-    // The sandbox in force (flags, env, settings resolved); the permission mode as set.
-    let (sandbox, permission_mode) = (cfg.sandbox.mode.name().to_string(), modes.permission_mode());
+    // The sandbox in force (flags, env, settings resolved); the gate's permission mode.
+    let (sandbox, permission_mode) = (
+        cfg.sandbox.mode.name().to_string(),
+        headless_gate.mode().name().to_string(),
+    );
     let on_open = |s: &Session| {
         if let Some(h) = headless {
             h.begin(s);
@@ -222,7 +237,10 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
         .as_ref()
         .filter(|e| e.is_tty())
         .map(|_| ask_slot.clone());
-    ctx.permission = crate::permission::Gate::new(perm_mode, perm_rules, slot);
+    ctx.permission = match slot {
+        Some(slot) => crate::permission::Gate::new(perm_mode, perm_rules, Some(slot)),
+        None => headless_gate,
+    };
     ctx.spinner = crate::agent::spinner::Spinner::new(
         human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
     );

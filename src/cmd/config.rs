@@ -36,6 +36,12 @@ pub fn cmd_config(o: &Opts) -> Result {
             .map(|e| Value::from(e.as_str()))
             .unwrap_or(Value::Null),
     );
+    // The mode a flag or the environment sets, over the settings' (rules stay theirs).
+    let mode_over = o
+        .permission_mode
+        .clone()
+        .or_else(|| std::env::var(crate::permission::gate::MODE_ENV).ok())
+        .filter(|m| !m.trim().is_empty());
     for key in [
         "api_key_env",
         "sandbox",
@@ -45,11 +51,14 @@ pub fn cmd_config(o: &Opts) -> Result {
         "hooks",
         "prices",
     ] {
-        let v = s.get(key).cloned().unwrap_or(match key {
+        let mut v = s.get(key).cloned().unwrap_or(match key {
             "sandbox" => json!({"mode": s.sandbox_mode()}),
             "permissions" => json!({"mode": s.permission_mode()}),
             _ => Value::Null,
         });
+        if let (Some(m), "permissions") = (&mode_over, key) {
+            v["mode"] = m.clone().into();
+        }
         row(key, v);
     }
     let (key_set, key_src) = api_key_source(o, &s, provider, !p.api_key.is_empty());

@@ -6,6 +6,7 @@ pub mod compact;
 pub mod completions;
 pub mod config;
 pub mod follow;
+pub mod init;
 pub mod list;
 pub mod mcp;
 pub mod mock_server;
@@ -57,6 +58,7 @@ pub fn dispatch(cli: &Cli) -> Result {
             Command::Config => config::cmd_config(o),
             Command::Completions { shell } => completions::cmd_completions(*shell),
             Command::Man => completions::cmd_man(),
+            Command::Init { force } => init::cmd_init(o, *force),
             Command::Undo { turns, force } => undo::cmd_undo(o, *turns, *force),
             Command::Usage { all, since } => usage::cmd_usage(o, *all, since.as_deref()),
             Command::Search {

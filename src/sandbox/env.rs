@@ -4,7 +4,8 @@
 //! Tool processes run code the model chose, so anything in their environment can end up
 //! in the conversation, the session files and the next request. Provider keys and
 //! anything named like a credential are therefore left out; a user who really wants one
-//! passed on names it in `BASH_AGENT_TOOL_ENV_ALLOW` (comma-separated).
+//! passed on names it in `BASH_AGENT_TOOL_ENV_ALLOW` (comma-separated) or in the settings'
+//! `tool_env_allow` list ([`allow_names`]). Neither can pass the provider key on.
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::sync::Mutex;
@@ -63,8 +64,44 @@ pub fn is_secret_name(name: &str) -> bool {
         || n.contains("CREDENTIAL")
 }
 
+/// Names allowed by the settings (`tool_env_allow`), set once at start-up.
+static SETTINGS_ALLOW: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The provider key variables: never passed to a tool, whatever an allow list says.
+const KEY_VARS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "DEEPSEEK_API_KEY",
+    INTERNAL_KEY_ENV,
+];
+
+/// Let the settings' `tool_env_allow` names through the scrubbing. Call after the keys are
+/// registered: a name that is a provider key variable, `key_env` (the variable the run's
+/// key came from, `api_key_env`), or a variable whose value is a registered secret is
+/// refused; the returned warnings say which and why.
+pub fn allow_names(names: &[String], key_env: Option<&str>) -> Vec<String> {
+    let secrets = SECRETS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut ok = Vec::new();
+    let mut warnings = Vec::new();
+    for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        let holds_secret = std::env::var(n)
+            .map(|v| secrets.iter().any(|s| v.contains(s.as_str())))
+            .unwrap_or(false);
+        if KEY_VARS.contains(&n) || key_env == Some(n) || holds_secret {
+            warnings.push(format!(
+                "tool_env_allow: {n} holds the provider key; it is never passed to tools"
+            ));
+        } else {
+            ok.push(n.to_string());
+        }
+    }
+    *SETTINGS_ALLOW.lock().unwrap_or_else(|p| p.into_inner()) = ok;
+    warnings
+}
+
 fn allow_list(vars: &[(OsString, OsString)]) -> Vec<String> {
-    vars.iter()
+    let mut names: Vec<String> = vars
+        .iter()
         .find(|(k, _)| k == ALLOW_ENV)
         .and_then(|(_, v)| v.to_str())
         .map(|v| {
@@ -73,7 +110,15 @@ fn allow_list(vars: &[(OsString, OsString)]) -> Vec<String> {
                 .filter(|s| !s.is_empty())
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    names.extend(
+        SETTINGS_ALLOW
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned(),
+    );
+    names
 }
 
 /// The internal variable that carries the API key to a sub-agent (never to a tool).
@@ -92,6 +137,9 @@ pub fn scrub(vars: Vec<(OsString, OsString)>) -> Vec<(OsString, OsString)> {
             }
             let val = v.to_string_lossy();
             if secrets.iter().any(|s| val.contains(s.as_str())) {
+                return false;
+            }
+            if KEY_VARS.contains(&name.as_ref()) {
                 return false;
             }
             !is_secret_name(&name) || allow.iter().any(|a| a == name.as_ref())

@@ -50,7 +50,7 @@ pub fn parse(text: &str, path: &Path, source: Source) -> Result<Layer, String> {
     };
     for (k, val) in obj {
         if super::KEYS.contains(&k.as_str()) {
-            if let Some(msg) = check(&k, &val) {
+            if let Some(msg) = check(&k, &val).or_else(|| check_fields(&k, &val)) {
                 return Err(format!("{}: {k}: {msg}", path.display()));
             }
             layer.values.insert(k, val);
@@ -65,17 +65,65 @@ pub fn parse(text: &str, path: &Path, source: Source) -> Result<Layer, String> {
 }
 
 /// The shape a key's value must have, or why it does not.
-fn check(key: &str, v: &Value) -> Option<&'static str> {
+fn check(key: &str, v: &Value) -> Option<String> {
     let ok = match key {
         "max_context" | "max_tokens" => v.is_u64() || v.is_string(),
         "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => v.is_object(),
         "tool_env_allow" => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
         _ => v.is_string(),
     };
-    (!ok).then_some(match key {
-        "max_context" | "max_tokens" => "expected a number or a string like \"200k\"",
-        "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => "expected an object",
-        "tool_env_allow" => "expected an array of strings",
-        _ => "expected a string",
+    (!ok).then(|| {
+        match key {
+            "max_context" | "max_tokens" => "expected a number or a string like \"200k\"",
+            "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => "expected an object",
+            "tool_env_allow" => "expected an array of strings",
+            _ => "expected a string",
+        }
+        .to_string()
     })
+}
+
+/// The fields of `permissions` (a known mode, lists of rules that parse) and `prices`
+/// (numbers): a file that would change what a run may do, or what it costs, must be right,
+/// not half-applied.
+fn check_fields(key: &str, v: &Value) -> Option<String> {
+    use crate::permission::{PermMode, Rule, RuleKind};
+    match key {
+        "permissions" => {
+            if let Some(m) = v.get("mode") {
+                if m.as_str().and_then(PermMode::parse).is_none() {
+                    return Some(format!(
+                        "mode: unknown permission mode {m} (default, accept-edits, plan, bypass)"
+                    ));
+                }
+            }
+            for (field, kind) in [
+                ("allow", RuleKind::Allow),
+                ("ask", RuleKind::Ask),
+                ("deny", RuleKind::Deny),
+            ] {
+                let Some(list) = v.get(field) else { continue };
+                let Some(items) = list.as_array() else {
+                    return Some(format!("{field}: expected an array of rules"));
+                };
+                for r in items {
+                    let Some(text) = r.as_str() else {
+                        return Some(format!("{field}: expected an array of rules"));
+                    };
+                    if let Err(e) = Rule::parse(kind, text, std::path::Path::new("/")) {
+                        return Some(format!("{field}: {e}"));
+                    }
+                }
+            }
+            None
+        }
+        "prices" => v.as_object()?.iter().find_map(|(model, fields)| {
+            let ok = fields
+                .as_object()
+                .is_some_and(|f| f.values().all(Value::is_number));
+            (!ok)
+                .then(|| format!("{model}: expected an object of numbers (USD per million tokens)"))
+        }),
+        _ => None,
+    }
 }

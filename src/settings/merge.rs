@@ -118,6 +118,34 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("max_tokens: expected a number"), "{e}");
+        for (text, want) in [
+            (
+                r#"{"permissions":{"mode":"yolo"}}"#,
+                "permissions: mode: unknown permission mode",
+            ),
+            (
+                r#"{"permissions":{"deny":"Bash"}}"#,
+                "permissions: deny: expected an array",
+            ),
+            (
+                r#"{"permissions":{"allow":["Bash("]}}"#,
+                "permissions: allow: bad permission rule",
+            ),
+            (
+                r#"{"prices":{"m":{"input":"1"}}}"#,
+                "prices: m: expected an object of numbers",
+            ),
+            (
+                r#"{"tool_env_allow":"X"}"#,
+                "tool_env_allow: expected an array of strings",
+            ),
+        ] {
+            let e = parse(text, Path::new("/p/s.json"), Source::User).unwrap_err();
+            assert!(e.contains(want), "{text}: {e}");
+        }
+        let ok =
+            r#"{"permissions":{"mode":"plan","deny":["Bash(rm:*)"]},"prices":{"m":{"input":1}}}"#;
+        assert!(parse(ok, Path::new("/p/s.json"), Source::User).is_ok());
     }
 
     #[test]

@@ -70,10 +70,38 @@ impl Settings {
             .unwrap_or_else(|| "workspace-write".into())
     }
 
-    /// `permissions.mode` (default `bypass`).
+    /// `permissions.mode`, else what a run without one uses.
     pub fn permission_mode(&self) -> String {
         self.nested("permissions", "mode")
-            .unwrap_or_else(|| "bypass".into())
+            .unwrap_or_else(|| "default on a terminal, bypass headless".into())
+    }
+
+    /// `permissions.<kind>`: the rule texts of one kind (allow, ask, deny).
+    pub fn rules(&self, kind: &str) -> Vec<String> {
+        self.strings(self.get("permissions").and_then(|p| p.get(kind)))
+    }
+
+    /// `tool_env_allow`: names of variables tools may receive although they look like
+    /// secrets.
+    pub fn tool_env_allow(&self) -> Vec<String> {
+        self.strings(self.get("tool_env_allow"))
+    }
+
+    /// `prices`, as the object `usage::prices` reads (`{"model": {"input": ..}}`).
+    pub fn prices(&self) -> Option<&Value> {
+        self.get("prices")
+    }
+
+    fn strings(&self, v: Option<&Value>) -> Vec<String> {
+        v.and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .filter(|s| !s.trim().is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn nested(&self, key: &str, field: &str) -> Option<String> {
@@ -147,6 +175,7 @@ pub fn env_name(key: &str, provider: &str) -> Option<&'static str> {
         "base_url" => Some("ANTHROPIC_BASE_URL"),
         "effort" => Some("EFFORT"),
         "thinking" => Some("THINKING"),
+        "permissions" => Some(crate::permission::gate::MODE_ENV),
         _ => None,
     }
 }
@@ -193,6 +222,23 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
         o.add_dir
             .extend(dirs.iter().filter_map(|d| d.as_str().map(String::from)));
     }
+    // Permissions: the mode when neither --permission-mode nor the environment says; the
+    // rules of the settings are added to the flags' (a settings deny rule always applies).
+    if o.permission_mode.is_none() && !env_set(crate::permission::gate::MODE_ENV) {
+        o.permission_mode = s.nested("permissions", "mode");
+    }
+    // (A sub-agent gets its parent's rules as flags and reads the same files: no doubles.)
+    for (list, kind) in [
+        (&mut o.allow, "allow"),
+        (&mut o.ask, "ask"),
+        (&mut o.deny, "deny"),
+    ] {
+        for r in s.rules(kind) {
+            if !list.contains(&r) {
+                list.push(r);
+            }
+        }
+    }
     if o.api_key.is_none() {
         if let Some(var) = s.text("api_key_env") {
             o.api_key = std::env::var(&var).ok().filter(|v| !v.is_empty());
@@ -211,6 +257,7 @@ pub fn source_of(key: &str, o: &Opts, s: &Settings, provider: &str) -> Source {
         "max_tokens" => o.max_tokens.is_some(),
         "thinking" => o.thinking.is_some(),
         "effort" => o.effort.is_some(),
+        "permissions" => o.permission_mode.is_some(),
         _ => false,
     };
     if flag {

@@ -1,5 +1,5 @@
 //! Cost estimates: a small built-in price table (USD per million tokens), overridable in
-//! `<agent_home>/config.json`:
+//! `<agent_home>/config.json` and in the `prices` key of the settings files (which win):
 //! `{"prices": {"model-name": {"input":3.0,"output":15.0,"cache_read":0.3,"cache_write":3.75}}}`.
 //! A user entry matches the model name exactly, else the longest entry that is a prefix of
 //! it; missing fields fall back to the built-in price (else 0).
@@ -60,14 +60,34 @@ impl Overrides {
         Self::load_checked().unwrap_or_default()
     }
 
-    /// Like [`Overrides::load`] but a malformed config.json is an error message.
+    /// Like [`Overrides::load`] but a malformed config.json is an error message. The
+    /// settings files' `prices` (for the current directory) override config.json's entry
+    /// by entry; a malformed settings file is reported where settings are loaded.
     pub fn load_checked() -> Result<Overrides, String> {
         let path = crate::session::paths::agent_home().join("config.json");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(_) => return Ok(Overrides::default()),
+        let mut ov = match std::fs::read_to_string(&path) {
+            Ok(text) => Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?,
+            Err(_) => Overrides::default(),
         };
-        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        if let Ok(s) = crate::settings::load_here() {
+            if let Some(p) = s.prices() {
+                ov.add(p);
+            }
+        }
+        Ok(ov)
+    }
+
+    /// Add (or replace) the entries of a `prices` object.
+    fn add(&mut self, prices: &Value) {
+        for (model, fields) in prices.as_object().into_iter().flatten() {
+            let mut f = BTreeMap::new();
+            for (k, x) in fields.as_object().into_iter().flatten() {
+                if let Some(n) = x.as_f64() {
+                    f.insert(k.clone(), n);
+                }
+            }
+            self.0.insert(model.clone(), f);
+        }
     }
 
     pub fn parse(text: &str) -> Result<Overrides, String> {
@@ -75,21 +95,11 @@ impl Overrides {
             return Ok(Overrides::default());
         }
         let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let mut out = BTreeMap::new();
-        if let Some(prices) = v.get("prices").and_then(Value::as_object) {
-            for (model, fields) in prices {
-                let mut f = BTreeMap::new();
-                if let Some(o) = fields.as_object() {
-                    for (k, x) in o {
-                        if let Some(n) = x.as_f64() {
-                            f.insert(k.clone(), n);
-                        }
-                    }
-                }
-                out.insert(model.clone(), f);
-            }
+        let mut out = Overrides::default();
+        if let Some(prices) = v.get("prices") {
+            out.add(prices);
         }
-        Ok(Overrides(out))
+        Ok(out)
     }
 
     /// The price of `model`: a user entry (exact, else longest prefix) over the built-in.

@@ -104,3 +104,44 @@ fn a_run_without_a_turn_leaves_no_session_folder() {
     expect_code(&out, 0);
     assert!(env.session_dir("old").exists());
 }
+
+#[test]
+fn a_typoed_flag_keeps_clap_suggestion() {
+    let env = Env::new();
+    let out = env.run(&["--outptu-format", "json", "hi"]);
+    expect_code(&out, 2);
+    let err = stderr(&out);
+    assert!(err.contains("Unknown option: --outptu-format"), "{err}");
+    assert!(
+        err.contains("tip: a similar argument exists: '--output-format'"),
+        "{err}"
+    );
+    let out = env.run(&["--sesion", "x", "hi"]);
+    assert!(stderr(&out).contains("'--session'"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_run_failing_before_its_first_turn_leaves_no_session_folder() {
+    let env = Env::new();
+    // No key, in every output format: the named session is never made.
+    for fmt in ["human", "text", "json", "stream-json"] {
+        let out = env.run(&["--output-format", fmt, "--session", "never", "hi"]);
+        expect_code(&out, 1);
+        assert!(!env.session_dir("never").exists(), "{fmt}");
+    }
+    // A bad flag value after a valid key: nothing either.
+    let out = env.run(&[
+        "--api-key",
+        "k",
+        "--max-context",
+        "lots",
+        "--session",
+        "never",
+        "hi",
+    ]);
+    expect_code(&out, 2);
+    assert!(!env.session_dir("never").exists());
+    assert!(
+        !env.project_dir().exists() || std::fs::read_dir(env.project_dir()).unwrap().count() == 0
+    );
+}
