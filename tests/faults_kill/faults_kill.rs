@@ -78,21 +78,35 @@ fn kill_dash_nine_at_200_random_moments() {
         std::fs::read_to_string(&errlog).unwrap()
     );
     let sdir = env.session_dir("K");
+    // Kill moments are drawn in bytes of events.jsonl appended by the run, not in
+    // milliseconds: on a loaded machine a time-drawn kill lands before the run has done
+    // anything, and the test would check nothing. One unkilled run's growth is the scale.
+    let ev_path = sdir.join("events.jsonl");
+    let ev_len = || std::fs::metadata(&ev_path).map(|m| m.len()).unwrap_or(0);
+    let per_run = ev_len().max(1);
 
     let mut rng = Rng(0x005e_ed0f_4b1d);
     let (mut killed, mut finished) = (0, 0);
     for i in 0..KILLS {
         let prompt = format!("turn {i}: continue");
         let mut child = run(&["--continue", &prompt]);
-        let delay = Duration::from_millis(rng.below(151));
+        let target = ev_len() + rng.below(per_run * 4 / 3 + 1);
+        let jitter = Duration::from_micros(rng.below(3000));
         let start = Instant::now();
         let mut exited = None;
-        while start.elapsed() < delay {
+        while ev_len() < target {
             if let Some(st) = child.try_wait().unwrap() {
                 exited = Some(st);
                 break;
             }
-            std::thread::sleep(Duration::from_millis(1));
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "run {i} made no progress"
+            );
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        if exited.is_none() {
+            std::thread::sleep(jitter);
         }
         match exited {
             Some(st) => {
