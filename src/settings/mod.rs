@@ -39,6 +39,7 @@ pub const KEYS: &[&str] = &[
     "mcpServers",
     "hooks",
     "prices",
+    "vision",
 ];
 
 /// The settings of one run: the merged entries and the warnings the files gave.
@@ -192,6 +193,14 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
     {
         o.add_dir
             .extend(dirs.iter().filter_map(|d| d.as_str().map(String::from)));
+    }
+    // `vision`: true/false or "on"/"off" (images sent natively; --vision and AGENT_VISION win).
+    if o.vision.is_none() && !env_set("AGENT_VISION") {
+        o.vision = match s.get("vision") {
+            Some(serde_json::Value::Bool(b)) => Some(if *b { "on" } else { "off" }.to_string()),
+            Some(serde_json::Value::String(v)) => Some(v.trim().to_string()),
+            _ => None,
+        };
     }
     if o.api_key.is_none() {
         if let Some(var) = s.text("api_key_env") {
