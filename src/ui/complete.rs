@@ -73,14 +73,17 @@ pub fn palette(commands: &'static [Command], typed: &str) -> Option<(String, Opt
             Some((format!("{rest}  {}", describe(one)), Some(rest)))
         }
         many => {
-            let w = many.iter().map(|c| head(c).len()).max().unwrap_or(0);
-            let lines: Vec<String> = many
-                .iter()
-                .map(|c| format!("  {:<w$}  {}", head(c), c.about))
-                .collect();
+            let lines: Vec<String> = many.iter().map(|c| list_line(c, many)).collect();
             Some((format!("\n{}", lines.join("\n")), None))
         }
     }
+}
+
+/// One palette row. Tab's candidate list uses the same rows, so when it is drawn over
+/// the palette shown under the prompt the two are identical.
+fn list_line(c: &Command, all: &[&Command]) -> String {
+    let w = all.iter().map(|c| head(c).len()).max().unwrap_or(0);
+    format!("  {:<w$}  {}", head(c), c.about)
 }
 
 fn head(c: &Command) -> String {
@@ -164,7 +167,7 @@ impl Completer for Helper {
                 let pairs = m
                     .iter()
                     .map(|c| Pair {
-                        display: format!("{:<14} {}", c.name, c.about),
+                        display: list_line(c, &m),
                         replacement: format!("{} ", c.name),
                     })
                     .collect();
