@@ -161,6 +161,14 @@ fn palette_unknown_command_literal_slash_and_session_info() {
         .iter()
         .any(|e| e["type"] == "user_input" && e["content"] == "read @notes.txt please"));
     f.wait(w, "the prompt", || f.t.last_line(w) == ">");
+
+    // /init: a normal turn asking for AGENTS.md.
+    f.send(w, "/init");
+    f.wait(w, "the third request", || f.requests() == 3);
+    let u = last_user(&f.mock.requests()[2]);
+    assert!(u.contains("write an AGENTS.md at its root"), "{u}");
+    f.shows(w, "Answer.");
+    f.wait(w, "the prompt", || f.t.last_line(w) == ">");
     f.t.keys(w, &["C-d"]);
     f.wait(w, "the exit", || run.rc().is_some());
 }
@@ -246,6 +254,10 @@ fn shell_command_and_image_on_a_dumb_terminal() {
     f.shows(w, "shell-out-42");
     f.shows(w, "goes to the model with your next message");
     assert_eq!(f.requests(), 0, "{}", f.diag(w));
+    // The Bash tool's policy applies: a system file is not read.
+    f.send(w, "!cat /etc/passwd");
+    f.shows(w, "command blocked by bash safety policy");
+    assert!(!f.t.screen(w).contains("root:x:"), "{}", f.diag(w));
 
     // `@pic.png` becomes `[Image #1]`, sent as an image block.
     f.send(w, "what is in @pic.png");
@@ -261,6 +273,7 @@ fn shell_command_and_image_on_a_dumb_terminal() {
     let text = content[0]["text"].as_str().unwrap_or("");
     assert!(text.starts_with("what is in [Image #1]"), "{user}");
     assert!(text.contains("shell-out-42"), "{user}");
+    assert!(text.contains("<user-shell-command command=\"cat /etc/passwd\">"), "{user}");
     assert!(!text.contains("<attached-images>"), "{user}");
     let img = content
         .iter()
@@ -322,4 +335,26 @@ fn images_reach_each_provider_in_its_shape() {
     let off = image_request("claude", "off");
     assert!(!off.contains(&b64), "{off}");
     assert!(off.contains("<attached-images>"), "{off}");
+}
+
+#[test]
+fn an_unknown_command_in_a_one_shot_run_costs_no_request() {
+    let env = Env::new();
+    let mock = Mock::start(&answers());
+    let o = env.agent(&mock.base("claude"), "claude", &["/stauts"]);
+    assert_eq!(o.status.code(), Some(1));
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        all.contains("Unknown command /stauts — did you mean /status?"),
+        "{all}"
+    );
+    assert_eq!(mock.requests().len(), 0);
+    // A path is no command: it goes to the model.
+    let o = env.agent(&mock.base("claude"), "claude", &["/etc/hosts: what is it?"]);
+    assert!(o.status.success());
+    assert_eq!(mock.requests().len(), 1);
 }
