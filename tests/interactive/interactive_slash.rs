@@ -273,7 +273,10 @@ fn shell_command_and_image_on_a_dumb_terminal() {
     let text = content[0]["text"].as_str().unwrap_or("");
     assert!(text.starts_with("what is in [Image #1]"), "{user}");
     assert!(text.contains("shell-out-42"), "{user}");
-    assert!(text.contains("<user-shell-command command=\"cat /etc/passwd\">"), "{user}");
+    assert!(
+        text.contains("<user-shell-command command=\"cat /etc/passwd\">"),
+        "{user}"
+    );
     assert!(!text.contains("<attached-images>"), "{user}");
     let img = content
         .iter()
