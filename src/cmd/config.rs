@@ -36,6 +36,7 @@ pub fn cmd_config(o: &Opts) -> Result {
             .map(|e| Value::from(e.as_str()))
             .unwrap_or(Value::Null),
     );
+    row("vision", if cfg.vision { "on" } else { "off" }.into());
     for key in [
         "api_key_env",
         "sandbox",

@@ -148,6 +148,7 @@ pub fn env_name(key: &str, provider: &str) -> Option<&'static str> {
         "base_url" => Some("ANTHROPIC_BASE_URL"),
         "effort" => Some("EFFORT"),
         "thinking" => Some("THINKING"),
+        "vision" => Some("AGENT_VISION"),
         _ => None,
     }
 }
@@ -220,6 +221,7 @@ pub fn source_of(key: &str, o: &Opts, s: &Settings, provider: &str) -> Source {
         "max_tokens" => o.max_tokens.is_some(),
         "thinking" => o.thinking.is_some(),
         "effort" => o.effort.is_some(),
+        "vision" => o.vision.is_some(),
         _ => false,
     };
     if flag {

@@ -299,18 +299,22 @@ fn shell_command_and_image_on_a_dumb_terminal() {
     f.wait(w, "the exit", || run.rc().is_some());
 }
 
-/// A one-shot run in session `v` whose images/1.png exists; the recorded body.
+/// A one-shot run in session `v` whose images/1.png exists; the recorded body. `vision`
+/// `settings`: no flag, `"vision": true` in the project's settings file.
 fn image_request(provider: &str, vision: &str) -> String {
     let env = Env::new();
+    let mut args = vec!["--session", "v", "--vision", vision, "look at [Image #1]"];
+    if vision == "settings" {
+        let dir = env.cwd.join(".bash-agent");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("settings.json"), r#"{"vision": true}"#).expect("write");
+        args.drain(2..4);
+    }
     let img = env.session_dir("v").join("images");
     std::fs::create_dir_all(&img).expect("mkdir");
     std::fs::write(img.join("1.png"), PNG).expect("write");
     let mock = Mock::start(&answers());
-    let o = env.agent(
-        &mock.base(provider),
-        provider,
-        &["--session", "v", "--vision", vision, "look at [Image #1]"],
-    );
+    let o = env.agent(&mock.base(provider), provider, &args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let reqs = mock.requests();
     assert_eq!(reqs.len(), 1);
@@ -334,6 +338,8 @@ fn images_reach_each_provider_in_its_shape() {
     let want =
         format!("{{\"type\":\"input_image\",\"image_url\":\"data:image/png;base64,{b64}\"}}");
     assert!(responses.contains(&want), "{responses}");
+    // The settings key turns it on too.
+    assert!(image_request("claude", "settings").contains(&b64));
     // Vision off: the text mapping only.
     let off = image_request("claude", "off");
     assert!(!off.contains(&b64), "{off}");
