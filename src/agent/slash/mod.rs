@@ -102,8 +102,14 @@ pub fn route(ctx: &AgentCtx, line: &str) -> Action {
     Action::Turn(attach::expand(ctx, line))
 }
 
-/// A restart into `r` (the runtime ends this run first).
+/// A restart into `r` (the runtime ends this run first). Only an interactive run restarts:
+/// a --listen or one-shot run belongs to the program that started it.
 fn switch(ctx: &AgentCtx, r: Restart) -> Action {
+    if ctx.mode != Mode::Interactive {
+        ctx.out
+            .print("Switching sessions or models works in interactive mode only.\n");
+        return Action::Handled;
+    }
     ctx.slash.set_restart(r);
     Action::Restart
 }
@@ -136,8 +142,11 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
                 ctx.out.print(&format!("Already using {m}.\n"))
             }
             Some(m) => {
-                ctx.out.print(&format!("Switching this session to {m}…\n"));
-                return switch(ctx, Restart::Model(m.to_string()));
+                let a = switch(ctx, Restart::Model(m.to_string()));
+                if matches!(a, Action::Restart) {
+                    ctx.out.print(&format!("Switching this session to {m}…\n"));
+                }
+                return a;
             }
         },
         "/resume" => match resume::start(ctx, first) {
