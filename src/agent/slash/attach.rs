@@ -194,6 +194,25 @@ fn folder_block(shown: &str, path: &Path) -> String {
     block
 }
 
+/// Output lines shown for a `!cmd` at most (head and tail); the model gets all of it.
+const SHOWN_HEAD: usize = 10;
+const SHOWN_TAIL: usize = 20;
+
+/// A long output as its first and last lines around a `… N more lines` note, so a
+/// `!cat big.log` does not flood the screen.
+pub fn screen_lines(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= SHOWN_HEAD + SHOWN_TAIL + 1 {
+        return text.to_string();
+    }
+    let hidden = lines.len() - SHOWN_HEAD - SHOWN_TAIL;
+    format!(
+        "{}\n… {hidden} more lines …\n{}",
+        lines[..SHOWN_HEAD].join("\n"),
+        lines[lines.len() - SHOWN_TAIL..].join("\n")
+    )
+}
+
 /// `!cmd`: run it as the Bash tool would, show the output, keep it for the next message.
 pub fn shell(ctx: &AgentCtx, cmd: &str) {
     if cmd.is_empty() {
@@ -207,7 +226,7 @@ pub fn shell(ctx: &AgentCtx, cmd: &str) {
     let out = crate::tools::run(ctx, "user_shell", "Bash", &input);
     ctx.running
         .store(false, std::sync::atomic::Ordering::SeqCst);
-    let text = out.display.trim_end_matches('\n');
+    let text = screen_lines(out.display.trim_end_matches('\n'));
     ctx.out.print(&format!("$ {cmd}\n{text}\n"));
     ctx.slash.add_pending(format!(
         "<user-shell-command command={}>\n{}\n</user-shell-command>",
@@ -216,4 +235,20 @@ pub fn shell(ctx: &AgentCtx, cmd: &str) {
     ));
     ctx.out
         .note("(this output goes to the model with your next message)");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::screen_lines;
+
+    #[test]
+    fn long_outputs_are_cut_for_the_screen() {
+        let short: String = (1..=31).map(|i| format!("l{i}\n")).collect();
+        assert_eq!(screen_lines(short.trim_end()), short.trim_end());
+        let long: String = (1..=100).map(|i| format!("l{i}\n")).collect();
+        let s = screen_lines(long.trim_end());
+        assert!(s.starts_with("l1\nl2\n"));
+        assert!(s.contains("l10\n… 70 more lines …\nl81\n"));
+        assert!(s.ends_with("l100"));
+    }
 }
