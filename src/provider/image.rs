@@ -96,17 +96,27 @@ fn split_block(text: &str) -> (String, Vec<PathBuf>) {
     (clean, paths)
 }
 
-/// `[Image #N] => /abs/…/images/N.png` → the path.
+/// Extension → (media type, leading bytes) of the image kinds sent (the kinds
+/// `ui::clipboard` stores; kept here so the provider layer reads no terminal code).
+const KINDS: &[(&str, &str, &[u8])] = &[
+    ("png", "image/png", PNG_SIGNATURE),
+    ("jpg", "image/jpeg", b"\xff\xd8\xff"),
+    ("gif", "image/gif", b"GIF8"),
+    ("webp", "image/webp", b"RIFF"),
+];
+
+/// `[Image #N] => /abs/…/images/N.<ext>` → the path.
 fn mapping(line: &str) -> Option<PathBuf> {
     let rest = line.strip_prefix("[Image #")?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let path = rest[digits.len()..].strip_prefix("] => ")?;
-    let want = format!("/images/{digits}.png");
-    (!digits.is_empty() && path.starts_with('/') && path.ends_with(&want))
-        .then(|| PathBuf::from(path))
+    let named = KINDS
+        .iter()
+        .any(|(ext, _, _)| path.ends_with(&format!("/images/{digits}.{ext}")));
+    (!digits.is_empty() && path.starts_with('/') && named).then(|| PathBuf::from(path))
 }
 
-/// Read one image: a regular PNG file (no symlink at the file, images/ or session level)
+/// Read one image: a regular image file whose bytes match its extension (no symlink at the file, images/ or session level)
 /// inside the session storage.
 fn image_block(path: &Path, storage: &Path) -> Result<Value, String> {
     let bad = |why: &str| format!("cannot attach image {}: {why}", path.display());
@@ -123,13 +133,16 @@ fn image_block(path: &Path, storage: &Path) -> Result<Value, String> {
         return Err(bad("outside the session storage"));
     }
     let bytes = std::fs::read(&real).map_err(|e| bad(&e.to_string()))?;
-    if !bytes.starts_with(PNG_SIGNATURE) {
-        return Err(bad("not a PNG"));
-    }
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let media_type = KINDS
+        .iter()
+        .find(|(e, _, sig)| *e == ext && bytes.starts_with(sig))
+        .map(|(_, mt, _)| *mt)
+        .ok_or_else(|| bad(&format!("not a {ext} image")))?;
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
     let mut src = Map::new();
     src.insert("type".into(), json!("base64"));
-    src.insert("media_type".into(), json!("image/png"));
+    src.insert("media_type".into(), json!(media_type));
     src.insert("data".into(), json!(data));
     Ok(json!({"type": "image", "source": Value::Object(src)}))
 }

@@ -9,6 +9,8 @@ use serde_json::Value;
 
 /// A tiny (not necessarily decodable) PNG: the signature is what is checked.
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDRslash-test";
+/// The start of a JPEG (its signature is what is checked).
+const JPG: &[u8] = b"\xff\xd8\xff\xe0\x00\x10JFIF-slash-test";
 /// `PNG` in base64.
 fn png_b64() -> String {
     use base64::Engine;
@@ -246,6 +248,7 @@ fn shell_command_and_image_on_a_dumb_terminal() {
     }
     let f = Fixture::new();
     std::fs::write(f.env.cwd.join("pic.png"), PNG).expect("write");
+    std::fs::write(f.env.cwd.join("photo.jpg"), JPG).expect("write");
     let run = f.start("dumb", "NO_COLOR=1 TERM=dumb", "--vision on");
     let w = run.name.as_str();
 
@@ -259,9 +262,10 @@ fn shell_command_and_image_on_a_dumb_terminal() {
     f.shows(w, "command blocked by bash safety policy");
     assert!(!f.t.screen(w).contains("root:x:"), "{}", f.diag(w));
 
-    // `@pic.png` becomes `[Image #1]`, sent as an image block.
-    f.send(w, "what is in @pic.png");
+    // `@pic.png` becomes `[Image #1]`, sent as an image block; a JPEG too.
+    f.send(w, "what is in @pic.png and @photo.jpg?");
     f.shows(w, "Attached image pic.png as [Image #1]");
+    f.shows(w, "Attached image photo.jpg as [Image #2]");
     f.wait(w, "the request", || f.requests() == 1);
     let req = &f.mock.requests()[0];
     let user = req["body"]["messages"]
@@ -271,7 +275,10 @@ fn shell_command_and_image_on_a_dumb_terminal() {
         .unwrap_or_default();
     let content = user["content"].as_array().cloned().unwrap_or_default();
     let text = content[0]["text"].as_str().unwrap_or("");
-    assert!(text.starts_with("what is in [Image #1]"), "{user}");
+    assert!(
+        text.starts_with("what is in [Image #1] and [Image #2]?"),
+        "{user}"
+    );
     assert!(text.contains("shell-out-42"), "{user}");
     assert!(
         text.contains("<user-shell-command command=\"cat /etc/passwd\">"),
@@ -285,11 +292,18 @@ fn shell_command_and_image_on_a_dumb_terminal() {
     assert_eq!(img["source"]["type"], "base64");
     assert_eq!(img["source"]["media_type"], "image/png");
     assert_eq!(img["source"]["data"], png_b64().as_str());
+    let jpg: Vec<&Value> = content.iter().filter(|b| b["type"] == "image").collect();
+    assert_eq!(jpg.len(), 2, "{user}");
+    assert_eq!(jpg[1]["source"]["media_type"], "image/jpeg");
     // Stored: the placeholder shape; the bytes in the session's images/ folder.
     let sdir = f.env.session_dir("s");
     assert_eq!(std::fs::read(sdir.join("images/1.png")).expect("img"), PNG);
     let conv = std::fs::read_to_string(sdir.join("conversation.jsonl")).expect("conv");
-    assert!(conv.contains("what is in [Image #1]"), "{conv}");
+    assert!(
+        conv.contains("what is in [Image #1] and [Image #2]?"),
+        "{conv}"
+    );
+    assert_eq!(std::fs::read(sdir.join("images/2.jpg")).expect("img"), JPG);
     assert!(
         conv.contains("<attached-images>\\n[Image #1] => "),
         "{conv}"

@@ -1,5 +1,5 @@
 //! `@path` and `!cmd` (docs/interactive.md). `@path` words attach what they name to the
-//! message: a PNG becomes `[Image #N]` (copied into the session's images/ folder, so the
+//! message: an image (PNG, JPEG, GIF, WebP) becomes `[Image #N]` (copied into the session's images/ folder, so the
 //! stored line and a resumed session keep it; sent natively with --vision on), a text file
 //! an `<attached-file>` block (cut at [`MAX_FILE`] with a note), a folder its listing.
 //! `!cmd` runs through the Bash tool itself (policy, sandbox, timeout, redaction), shows
@@ -60,12 +60,13 @@ pub fn expand(ctx: &AgentCtx, line: &str) -> String {
     out
 }
 
-fn is_png(path: &Path) -> bool {
-    let mut sig = [0u8; 8];
+/// Whether `path` holds an image of a kind sent natively (PNG, JPEG, GIF, WebP).
+fn is_image(path: &Path) -> bool {
+    let mut head = Vec::new();
     std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut sig))
+        .and_then(|f| f.take(16).read_to_end(&mut head))
         .is_ok()
-        && sig == *b"\x89PNG\r\n\x1a\n"
+        && crate::ui::clipboard::image_kind(&head).is_some()
 }
 
 /// Attach one path; returns what replaces the word in the line.
@@ -93,7 +94,7 @@ fn attach_one(ctx: &AgentCtx, word: &str, shown: &str, path: &Path) -> String {
             .print(&format!("Attached folder {shown} (its listing)\n"));
         return word.to_string();
     }
-    if is_png(path) {
+    if is_image(path) {
         return match image(ctx, path) {
             Ok(tag) => {
                 ctx.out.print(&format!("Attached image {shown} as {tag}\n"));
@@ -122,7 +123,9 @@ fn image(ctx: &AgentCtx, path: &Path) -> Result<String, String> {
         return Err(format!("the image is larger than {} MB", MAX_IMAGE >> 20));
     }
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    crate::ui::clipboard::store_image(&ctx.session.images(), &bytes).map_err(|e| e.to_string())
+    let (ext, _) = crate::ui::clipboard::image_kind(&bytes).ok_or("not an image")?;
+    crate::ui::clipboard::store_image_as(&ctx.session.images(), &bytes, ext)
+        .map_err(|e| e.to_string())
 }
 
 /// An `<attached-file>` block and the note for the user (` (cut at 100 KB of N)`).
@@ -134,7 +137,7 @@ pub fn file_block(shown: &str, path: &Path) -> Result<(String, String), String> 
         .read_to_end(&mut buf)
         .map_err(|e| e.to_string())?;
     if buf.iter().take(8192).any(|b| *b == 0) {
-        return Err("a binary file (only text files and PNG images are attached)".into());
+        return Err("a binary file (only text files and images are attached)".into());
     }
     // Leave out a character cut at the end.
     let whole = match std::str::from_utf8(&buf) {
