@@ -58,7 +58,8 @@ pub struct Opts {
     /// adaptive|enabled|disabled
     #[arg(long, global = true, value_enum)]
     pub thinking: Option<crate::options::Thinking>,
-    /// on|off: attach pasted PNGs natively (accepted for compatibility).
+    /// on|off: send `[Image #N]` images (Ctrl+V, `@file.png`) to the model natively
+    /// (default off; env AGENT_VISION, settings key `vision`).
     #[arg(long, global = true)]
     pub vision: Option<String>,
     /// human|text|json|stream-json (text: the final answer only; json: one result object).
@@ -156,6 +157,10 @@ pub struct Opts {
     /// (internal) the parent session folder (fork source for sub-agents).
     #[arg(long, hide = true, value_name = "DIR")]
     pub parent_dir: Option<String>,
+    /// (internal) an interactive restart into the same session (`/model NAME`): no banner
+    /// and no replay, the screen already shows them.
+    #[arg(long, hide = true)]
+    pub no_replay: bool,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -1,18 +1,49 @@
-//! The `/new` restart: this process becomes a fresh interactive agent.
-use crate::config::Config;
+//! Restarts asked for by slash commands (`/new`, `/clear`, `/resume`, `/model NAME`): once
+//! the run has ended and released its session, this process becomes a fresh interactive
+//! agent with the same provider, sandbox, permission and vision settings.
+use crate::agent::context::AgentCtx;
+use crate::agent::slash::Restart;
 
-/// `/new`: replace this process with a fresh interactive session (same provider flags).
-pub fn restart_fresh(cfg: &Config) -> anyhow::Error {
+/// The flags of the restarted run (the API key travels in the environment only).
+pub fn restart_args(ctx: &AgentCtx, r: &Restart) -> Vec<String> {
+    let mut cfg = ctx.cfg.clone();
+    if let Restart::Model(m) = r {
+        cfg.provider.model = m.clone();
+    }
+    let mut a = crate::agent::context::child_args(&cfg);
+    a.extend(ctx.permission.child_args());
+    if cfg.vision {
+        a.extend(["--vision".to_string(), "on".to_string()]);
+    }
+    match r {
+        Restart::Fresh => {}
+        Restart::Session(id) => a.extend(["--session".to_string(), id.clone()]),
+        Restart::Model(_) => a.extend([
+            "--session".to_string(),
+            ctx.session.id.clone(),
+            "--no-replay".to_string(),
+        ]),
+    }
+    a.push("-i".into());
+    a
+}
+
+/// Replace this process with the restarted run; returns only on failure.
+pub fn restart(ctx: &AgentCtx) -> anyhow::Error {
     use std::os::unix::process::CommandExt;
+    let r = ctx.slash.restart().unwrap_or(Restart::Fresh);
     let exe = match std::env::current_exe() {
         Ok(e) => e,
-        Err(e) => return anyhow::anyhow!("cannot start a new session: {e}"),
+        Err(e) => return anyhow::anyhow!("cannot restart: {e}"),
     };
     let mut c = std::process::Command::new(exe);
-    c.args(crate::agent::context::child_args(cfg)).arg("-i");
-    if !cfg.provider.api_key.is_empty() {
-        c.env(crate::agent::subagent::API_KEY_ENV, &cfg.provider.api_key);
+    c.args(restart_args(ctx, &r));
+    if !ctx.cfg.provider.api_key.is_empty() {
+        c.env(
+            crate::agent::subagent::API_KEY_ENV,
+            &ctx.cfg.provider.api_key,
+        );
     }
     let e = c.exec();
-    anyhow::anyhow!("cannot start a new session: {e}")
+    anyhow::anyhow!("cannot restart: {e}")
 }

@@ -56,6 +56,8 @@ pub struct AgentCtx {
     pub ext: crate::agent::extensions::Extensions,
     /// Permission mode and rules; asks through the line editor when interactive.
     pub permission: crate::permission::Gate,
+    /// Slash-command state: attachments for the next message, the /resume pick, a restart.
+    pub slash: crate::agent::slash::State,
 }
 
 impl AgentCtx {
@@ -81,6 +83,7 @@ impl AgentCtx {
             children: Children::default(),
             ext: Default::default(),
             permission: crate::permission::Gate::bypass(),
+            slash: Default::default(),
         }
     }
 

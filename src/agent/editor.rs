@@ -26,6 +26,8 @@ impl Editor {
                 ask,
                 input_fifo: session.input_fifo(),
                 notify_fifo: session.notify_fifo(),
+                commands: crate::agent::slash::table::COMMANDS,
+                cwd: crate::session::paths::physical_cwd().unwrap_or_default(),
             },
         )?;
         Ok(Editor { inner })

@@ -19,10 +19,12 @@ pub fn conversation_text(session: &Session, input: &str, note: Option<String>) -
         rest = &rest[i + 8..];
         let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
         if !digits.is_empty() && rest[digits.len()..].starts_with(']') {
-            let p = session.images().join(format!("{digits}.png"));
-            let line = format!("[Image #{digits}] => {}", p.display());
-            if p.is_file() && !maps.contains(&line) {
-                maps.push(line);
+            // `N.png` (Ctrl+V), or another kind an `@photo.jpg` stored.
+            if let Some(p) = crate::ui::clipboard::image_file(&session.images(), &digits) {
+                let line = format!("[Image #{digits}] => {}", p.display());
+                if !maps.contains(&line) {
+                    maps.push(line);
+                }
             }
         }
     }

@@ -133,23 +133,28 @@ pub fn main_loop(
             }
             InputMsg::UserInput(text) => {
                 saw_input = true;
-                if ctx.mode != Mode::SubAgent && text.trim_start().starts_with('/') {
-                    match crate::agent::slash::run(ctx, text.trim()) {
-                        crate::agent::slash::Action::Handled => {
-                            if let Some(ed) = editor {
-                                ed.turn_finished();
-                            }
-                            continue;
+                use crate::agent::slash::Action;
+                let action = match ctx.mode {
+                    Mode::SubAgent => Action::Turn(text),
+                    _ => crate::agent::slash::route(ctx, &text),
+                };
+                match action {
+                    Action::Handled | Action::Refused => {
+                        if matches!(action, Action::Refused) && one_shot {
+                            code = EXIT_FAIL;
                         }
-                        crate::agent::slash::Action::Exit => break,
-                        crate::agent::slash::Action::New => {
-                            ctx.new_requested.store(true, Ordering::SeqCst);
-                            break;
+                        if let Some(ed) = editor {
+                            ed.turn_finished();
                         }
-                        crate::agent::slash::Action::NotACommand => {}
+                        continue;
                     }
+                    Action::Exit => break,
+                    Action::Restart => {
+                        ctx.new_requested.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                    Action::Turn(text) => turn(ctx, &text, Kind::UserInput),
                 }
-                turn(ctx, &text, Kind::UserInput)
             }
         };
         sig.int.store(false, Ordering::SeqCst);

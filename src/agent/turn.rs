@@ -50,6 +50,7 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
         let note = crate::history::undo::take_pending_note(&ctx.session);
         let mut text = crate::agent::inject::conversation_text(&ctx.session, input, note);
         text.push_str(&hook_extra);
+        text.push_str(&crate::agent::slash::take_attachments(ctx));
         if let Err(msg) = ctx.rec.user_message(&text) {
             ctx.emit(Event::error(msg.as_str()));
             return TurnEnd::Error(msg);
@@ -150,7 +151,19 @@ impl Partial {
 }
 
 fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
-    let messages = conv::message_lines(&ctx.session.conversation());
+    let mut messages = conv::message_lines(&ctx.session.conversation());
+    // Vision: `[Image #N]` attachments go as images (provider/image.rs).
+    if ctx.cfg.vision {
+        let root = crate::session::paths::projects_root();
+        match provider::image::inline(&messages, &root) {
+            Ok(Some(m)) => messages = m,
+            Ok(None) => {}
+            Err(e) => {
+                ctx.emit(Event::error(e.as_str()));
+                return CallEnd::End(TurnEnd::Error(e));
+            }
+        }
+    }
     // Extensions: the built-in tools plus the MCP servers' tools.
     let tools_json = crate::agent::extensions::tools_json(ctx);
     let req = Request {

@@ -199,7 +199,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let (display, editor) = if human {
         let (d, e) = human_display(
             &session,
-            mode,
+            (mode, o.no_replay),
             color,
             running.clone(),
             cancel.clone(),
@@ -264,7 +264,13 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     crate::agent::extensions::session_end(&ctx, end_reason);
     if let Some(ed) = editor {
         ed.join();
-        print_goodbye(color, &session.id);
+        // `/model NAME` goes on in this session: no goodbye.
+        if !matches!(
+            ctx.slash.restart(),
+            Some(crate::agent::slash::Restart::Model(_))
+        ) {
+            print_goodbye(color, &session.id);
+        }
     }
     notify.stop();
     if let Some(h) = headless {
@@ -285,7 +291,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     drop(unused);
     drop(opened.lock);
     if ctx.new_requested.load(Ordering::SeqCst) {
-        return Err(Error::from(crate::agent::commands::restart_fresh(&cfg)));
+        return Err(Error::from(crate::agent::commands::restart(&ctx)));
     }
     match code {
         EXIT_OK => Ok(()),
@@ -317,7 +323,7 @@ impl Drop for DropIfUnused {
 /// the last 10 turns, and the line editor whose printer carries all output.
 fn human_display(
     session: &Session,
-    mode: Mode,
+    (mode, no_replay): (Mode, bool),
     color: bool,
     running: Arc<AtomicBool>,
     cancel: Cancel,
@@ -333,9 +339,11 @@ fn human_display(
         };
         return Ok((Mutex::new(sink), None));
     }
-    print_banner(color);
-    if crate::agent::editor::replay(session, 10, &mut display) {
-        crate::util::say::out("\n");
+    if !no_replay {
+        print_banner(color);
+        if crate::agent::editor::replay(session, 10, &mut display) {
+            crate::util::say::out("\n");
+        }
     }
     let ed = crate::agent::editor::Editor::start(session, running, cancel, ask)?;
     let sink = DisplaySink {

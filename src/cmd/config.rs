@@ -42,6 +42,7 @@ pub fn cmd_config(o: &Opts) -> Result {
         .clone()
         .or_else(|| std::env::var(crate::permission::gate::MODE_ENV).ok())
         .filter(|m| !m.trim().is_empty());
+    row("vision", if cfg.vision { "on" } else { "off" }.into());
     for key in [
         "api_key_env",
         "sandbox",

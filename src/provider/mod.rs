@@ -120,6 +120,7 @@ pub struct CallInfo {
 pub mod anthropic;
 pub mod body;
 pub mod http;
+pub mod image;
 pub mod norm;
 pub mod openai;
 pub mod responses;

@@ -70,6 +70,7 @@ fn check(key: &str, v: &Value) -> Option<String> {
         "max_context" | "max_tokens" => v.is_u64() || v.is_string(),
         "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => v.is_object(),
         "tool_env_allow" => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+        "vision" => v.is_boolean() || v.as_str().is_some_and(|s| s == "on" || s == "off"),
         _ => v.is_string(),
     };
     (!ok).then(|| {
@@ -77,6 +78,7 @@ fn check(key: &str, v: &Value) -> Option<String> {
             "max_context" | "max_tokens" => "expected a number or a string like \"200k\"",
             "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => "expected an object",
             "tool_env_allow" => "expected an array of strings",
+            "vision" => "expected true, false, \"on\" or \"off\"",
             _ => "expected a string",
         }
         .to_string()

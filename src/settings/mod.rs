@@ -39,6 +39,7 @@ pub const KEYS: &[&str] = &[
     "mcpServers",
     "hooks",
     "prices",
+    "vision",
 ];
 
 /// The settings of one run: the merged entries and the warnings the files gave.
@@ -176,6 +177,7 @@ pub fn env_name(key: &str, provider: &str) -> Option<&'static str> {
         "effort" => Some("EFFORT"),
         "thinking" => Some("THINKING"),
         "permissions" => Some(crate::permission::gate::MODE_ENV),
+        "vision" => Some("AGENT_VISION"),
         _ => None,
     }
 }
@@ -239,6 +241,14 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
             }
         }
     }
+    // `vision`: true/false or "on"/"off" (images sent natively; --vision and AGENT_VISION win).
+    if o.vision.is_none() && !env_set("AGENT_VISION") {
+        o.vision = match s.get("vision") {
+            Some(serde_json::Value::Bool(b)) => Some(if *b { "on" } else { "off" }.to_string()),
+            Some(serde_json::Value::String(v)) => Some(v.trim().to_string()),
+            _ => None,
+        };
+    }
     if o.api_key.is_none() {
         if let Some(var) = s.text("api_key_env") {
             o.api_key = std::env::var(&var).ok().filter(|v| !v.is_empty());
@@ -258,6 +268,7 @@ pub fn source_of(key: &str, o: &Opts, s: &Settings, provider: &str) -> Source {
         "thinking" => o.thinking.is_some(),
         "effort" => o.effort.is_some(),
         "permissions" => o.permission_mode.is_some(),
+        "vision" => o.vision.is_some(),
         _ => false,
     };
     if flag {

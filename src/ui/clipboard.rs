@@ -1,6 +1,7 @@
 //! Ctrl+V image paste (docs/interactive.md): a PNG from the clipboard (`wl-paste`, else
 //! `xclip`) is stored as `<session>/images/<N>.png` (N = highest existing number + 1)
-//! and `[Image #N]` is inserted. Any failure inserts nothing.
+//! and `[Image #N]` is inserted. Any failure inserts nothing. `@photo.jpg` stores other
+//! image kinds the same way, under their own extension ([`image_kind`]).
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -12,21 +13,49 @@ const TIMEOUT: Duration = Duration::from_secs(3);
 /// Largest image accepted from the clipboard.
 const MAX_BYTES: usize = 50 << 20;
 
-/// The next image number in `dir`: the highest `<N>.png` + 1 (1 when none).
+/// The image kinds stored and sent natively: extension, media type, leading bytes.
+pub const IMAGE_KINDS: &[(&str, &str, &[u8])] = &[
+    ("png", "image/png", PNG_SIGNATURE),
+    ("jpg", "image/jpeg", b"\xff\xd8\xff"),
+    ("gif", "image/gif", b"GIF8"),
+    ("webp", "image/webp", b"RIFF"),
+];
+
+/// The kind of image `bytes` hold (its extension and media type), from their signature.
+pub fn image_kind(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
+    IMAGE_KINDS
+        .iter()
+        .find(|(ext, _, sig)| {
+            bytes.starts_with(sig) && (*ext != "webp" || bytes.get(8..12) == Some(b"WEBP"))
+        })
+        .map(|(ext, mt, _)| (*ext, *mt))
+}
+
+/// The next image number in `dir`: the highest `<N>.<ext>` of any image kind + 1 (1 when
+/// none).
 pub fn next_image_number(dir: &Path) -> u64 {
     let mut max = 0;
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(n) = name
-                .strip_suffix(".png")
-                .and_then(|s| s.parse::<u64>().ok())
-            {
+            let n = IMAGE_KINDS.iter().find_map(|(ext, _, _)| {
+                name.strip_suffix(&format!(".{ext}"))
+                    .and_then(|s| s.parse::<u64>().ok())
+            });
+            if let Some(n) = n {
                 max = max.max(n);
             }
         }
     }
     max + 1
+}
+
+/// The stored file of image `n` in `dir` (any kind), if there is one.
+pub fn image_file(dir: &Path, n: &str) -> Option<std::path::PathBuf> {
+    IMAGE_KINDS
+        .iter()
+        .map(|(ext, _, _)| dir.join(format!("{n}.{ext}")))
+        .find(|p| p.is_file())
 }
 
 /// Run a clipboard tool (own process group, bounded time and size); its stdout.
@@ -86,9 +115,14 @@ pub fn clipboard_png() -> Option<Vec<u8>> {
 
 /// Store `png` as the next image of `images_dir`; returns the `[Image #N]` tag.
 pub fn store_image(images_dir: &Path, png: &[u8]) -> std::io::Result<String> {
+    store_image_as(images_dir, png, "png")
+}
+
+/// Store `bytes` as the next image of `images_dir` with extension `ext`.
+pub fn store_image_as(images_dir: &Path, bytes: &[u8], ext: &str) -> std::io::Result<String> {
     std::fs::create_dir_all(images_dir)?;
     let n = next_image_number(images_dir);
-    crate::util::fsx::write_atomic(&images_dir.join(format!("{n}.png")), png)?;
+    crate::util::fsx::write_atomic(&images_dir.join(format!("{n}.{ext}")), bytes)?;
     Ok(format!("[Image #{n}]"))
 }
 
@@ -118,5 +152,15 @@ mod tests {
             std::fs::read(dir.join("8.png")).expect("r"),
             b"\x89PNG\r\n\x1a\nDATA"
         );
+        std::fs::write(dir.join("9.jpg"), b"\xff\xd8\xffX").expect("w");
+        assert_eq!(next_image_number(&dir), 10);
+        assert_eq!(image_file(&dir, "9"), Some(dir.join("9.jpg")));
+        assert_eq!(image_kind(b"\xff\xd8\xff\xe0"), Some(("jpg", "image/jpeg")));
+        assert_eq!(
+            image_kind(b"RIFF\0\0\0\0WEBPVP8 "),
+            Some(("webp", "image/webp"))
+        );
+        assert_eq!(image_kind(b"RIFF\0\0\0\0WAVE"), None);
+        assert_eq!(image_kind(b"hello"), None);
     }
 }

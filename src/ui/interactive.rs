@@ -35,6 +35,9 @@ pub struct InteractiveHooks {
     pub input_fifo: PathBuf,
     /// Ctrl+O USER_NOTIFY frames go here.
     pub notify_fifo: PathBuf,
+    /// The palette's slash commands and the folder `@path` completes in (ui::complete).
+    pub commands: &'static [crate::ui::complete::Command],
+    pub cwd: PathBuf,
 }
 
 /// The running editor.
@@ -77,7 +80,13 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
     let thread = std::thread::Builder::new()
         .name("line-editor".into())
         .spawn(move || {
-            let mut rl = match build_editor(color, hooks.notify_fifo.clone(), images_dir) {
+            let helper = crate::ui::complete::Helper {
+                inner: EditorHelper { color },
+                commands: hooks.commands,
+                cwd: hooks.cwd.clone(),
+                color,
+            };
+            let mut rl = match build_editor(helper, hooks.notify_fifo.clone(), images_dir) {
                 Ok(rl) => rl,
                 Err(e) => {
                     let _ = tx.send(None);
@@ -104,17 +113,22 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
     })
 }
 
-type Rl = Editor<EditorHelper, rustyline::history::DefaultHistory>;
+type Rl = Editor<crate::ui::complete::Helper, rustyline::history::DefaultHistory>;
 
-fn build_editor(color: bool, notify_fifo: PathBuf, images_dir: PathBuf) -> rustyline::Result<Rl> {
+fn build_editor(
+    helper: crate::ui::complete::Helper,
+    notify_fifo: PathBuf,
+    images_dir: PathBuf,
+) -> rustyline::Result<Rl> {
     let config = Config::builder()
         .edit_mode(EditMode::Emacs)
         .auto_add_history(false)
         .bracketed_paste(true)
+        .completion_type(rustyline::CompletionType::List)
         .max_history_size(editor_keys::HISTORY_LOAD * 2)?
         .build();
     let mut rl: Rl = Editor::with_config(config)?;
-    rl.set_helper(Some(EditorHelper { color }));
+    rl.set_helper(Some(helper));
     rl.bind_sequence(
         KeyEvent::ctrl('O'),
         EventHandler::Conditional(Box::new(InjectHandler { notify_fifo })),

@@ -1,5 +1,6 @@
 //! Terminal front ends: the frame display, replay, the interactive line editor, the title.
 pub mod clipboard;
+pub mod complete;
 pub mod display;
 pub mod editor_keys;
 pub mod interactive;

@@ -77,6 +77,8 @@ fn probe_main() {
             ask: bash_agent::permission::AskSlot::new(),
             input_fifo: session.input_fifo(),
             notify_fifo: session.notify_fifo(),
+            commands: bash_agent::agent::slash::table::COMMANDS,
+            cwd: std::env::current_dir().unwrap_or_default(),
         },
     )
     .expect("start");

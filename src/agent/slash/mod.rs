@@ -1,0 +1,181 @@
+//! What a submitted line is before it becomes a turn (docs/interactive.md, "Slash
+//! commands"): a slash command from [`table::COMMANDS`] (run here, never sent to the
+//! model; an unknown one is refused with a suggestion), `//text` (the literal line
+//! `/text`), `!cmd` (a shell command run now, its output kept for the next message) and
+//! `@path` words (files attached to the message, PNGs as images). Interactive and
+//! --listen runs; `!` and `@` only where a person types (interactive).
+pub mod attach;
+pub mod info;
+pub mod resume;
+pub mod table;
+
+use crate::agent::context::AgentCtx;
+use crate::agent::setup::Mode;
+use crate::protocol::Event;
+use std::sync::Mutex;
+
+/// What the runtime does with a submitted line.
+pub enum Action {
+    /// Done; wait for the next input.
+    Handled,
+    /// Refused (an unknown command): nothing was sent to the model.
+    Refused,
+    /// End the session.
+    Exit,
+    /// End this run and re-execute into what [`State::restart`] holds.
+    Restart,
+    /// Run a turn with this text.
+    Turn(String),
+}
+
+/// Where a restart goes (`/new`, `/clear`, `/resume`, `/model NAME`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Restart {
+    Fresh,
+    Session(String),
+    /// The same session with another model.
+    Model(String),
+}
+
+/// Slash-command state that lives across inputs.
+#[derive(Default)]
+pub struct State {
+    /// Blocks that go with the next user message (`@path` files, `!cmd` outputs).
+    pending: Mutex<Vec<String>>,
+    /// `/resume` listed these sessions; the next input may pick one by number.
+    picking: Mutex<Option<Vec<String>>>,
+    restart: Mutex<Option<Restart>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl State {
+    pub fn add_pending(&self, block: String) {
+        lock(&self.pending).push(block);
+    }
+    /// The text appended to the next user message (each block after a blank line).
+    pub fn take_pending(&self) -> String {
+        let blocks = std::mem::take(&mut *lock(&self.pending));
+        blocks.iter().map(|b| format!("\n\n{b}")).collect()
+    }
+    pub fn set_restart(&self, r: Restart) {
+        *lock(&self.restart) = Some(r);
+    }
+    pub fn restart(&self) -> Option<Restart> {
+        lock(&self.restart).clone()
+    }
+}
+
+/// The text a turn appends to its user message: `@path` attachments and `!cmd` outputs.
+pub fn take_attachments(ctx: &AgentCtx) -> String {
+    ctx.slash.take_pending()
+}
+
+/// Decide what `line` is and run it if it is not a turn.
+pub fn route(ctx: &AgentCtx, line: &str) -> Action {
+    if let Some(list) = lock(&ctx.slash.picking).take() {
+        match resume::pick(&list, line.trim()) {
+            Some(name) => return switch(ctx, Restart::Session(name)),
+            None => ctx.out.print("Resume cancelled.\n"),
+        }
+        if line.trim().chars().all(|c| c.is_ascii_digit()) {
+            return Action::Handled;
+        }
+    }
+    let t = line.trim_start();
+    if let Some(literal) = t.strip_prefix("//") {
+        return Action::Turn(format!("/{literal}"));
+    }
+    let word = t.split_whitespace().next().unwrap_or("");
+    if t.starts_with('/') && table::looks_like_command(word) {
+        return command(ctx, word, t[word.len()..].trim());
+    }
+    if ctx.mode != Mode::Interactive {
+        return Action::Turn(line.to_string());
+    }
+    if let Some(cmd) = t.strip_prefix('!') {
+        attach::shell(ctx, cmd.trim());
+        return Action::Handled;
+    }
+    Action::Turn(attach::expand(ctx, line))
+}
+
+/// A restart into `r` (the runtime ends this run first). Only an interactive run restarts:
+/// a --listen or one-shot run belongs to the program that started it.
+fn switch(ctx: &AgentCtx, r: Restart) -> Action {
+    if ctx.mode != Mode::Interactive {
+        ctx.out
+            .print("Switching sessions or models works in interactive mode only.\n");
+        return Action::Handled;
+    }
+    ctx.slash.set_restart(r);
+    Action::Restart
+}
+
+/// Run command `word` with the rest of the line as `arg`.
+fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
+    let Some(name) = table::canonical(word) else {
+        if word == "/" {
+            ctx.out.print(&table::help());
+            return Action::Handled;
+        }
+        ctx.out.print(&format!("{}\n", table::unknown(word)));
+        return Action::Refused;
+    };
+    let first = arg.split_whitespace().next();
+    match name {
+        "/help" => ctx.out.print(&table::help()),
+        "/status" => ctx.out.print(&info::status(ctx)),
+        "/cost" => ctx.out.print(&info::cost(ctx)),
+        "/permissions" => ctx.out.print(&ctx.permission.describe()),
+        "/exit" => return Action::Exit,
+        "/new" | "/clear" => return switch(ctx, Restart::Fresh),
+        "/model" => match first {
+            None => ctx.out.print(&format!(
+                "model     {} ({})\nSwitch with /model NAME (this session only).\n",
+                ctx.cfg.provider.model,
+                ctx.cfg.provider.kind.name()
+            )),
+            Some(m) if m == ctx.cfg.provider.model => {
+                ctx.out.print(&format!("Already using {m}.\n"))
+            }
+            Some(m) => {
+                let a = switch(ctx, Restart::Model(m.to_string()));
+                if matches!(a, Action::Restart) {
+                    ctx.out.print(&format!("Switching this session to {m}…\n"));
+                }
+                return a;
+            }
+        },
+        "/resume" => match resume::start(ctx, first) {
+            resume::Outcome::Switch(id) => return switch(ctx, Restart::Session(id)),
+            resume::Outcome::Picking(list) => *lock(&ctx.slash.picking) = Some(list),
+            resume::Outcome::Shown => {}
+        },
+        "/init" => ctx.out.print(&info::init(ctx, first)),
+        "/sessions" => ctx.out.print(&crate::session::list::render_text(
+            &ctx.session.project_dir(),
+        )),
+        "/compact" => {
+            ctx.cancel.reset();
+            let out = crate::agent::compact::compact(ctx, &ctx.prompt(), "manual", true);
+            use crate::agent::compact::CompactOutcome;
+            match out {
+                CompactOutcome::Compacted { .. } => ctx.emit(Event::context_update("manual")),
+                CompactOutcome::NotNeeded => ctx.out.print("Nothing to compact.\n"),
+                CompactOutcome::Failed(m) => ctx.emit(Event::error(m)),
+            }
+        }
+        "/undo" => {
+            let n = first.and_then(|a| a.parse().ok()).unwrap_or(1);
+            match crate::history::undo::undo(&ctx.session, n, false) {
+                Ok(r) => ctx.out.print(&format!("{r}\n")),
+                Err(e) => ctx.emit(Event::error(e)),
+            }
+        }
+        _ => ctx.out.print(&table::help()),
+    }
+    Action::Handled
+}
