@@ -19,7 +19,14 @@ pub struct Extensions {
     pending_context: Mutex<Vec<String>>,
     /// A hook said `continue: false`: the turn ends after the current step.
     halt: Mutex<Option<String>>,
+    /// Stop-hook continuations in the current turn (bounded by [`MAX_STOP_CONTINUES`]).
+    stop_continues: std::sync::atomic::AtomicU32,
 }
+
+/// How often Stop hooks may make the agent continue in one turn. Claude Code leaves the
+/// loop to the hook (`stop_hook_active`); a hook that ignores it would otherwise keep the
+/// agent going until `--max-turns`.
+pub const MAX_STOP_CONTINUES: u32 = 3;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -37,6 +44,7 @@ impl Extensions {
             hooks,
             pending_context: Mutex::new(Vec::new()),
             halt: Mutex::new(None),
+            stop_continues: Default::default(),
         }
     }
 
@@ -183,18 +191,31 @@ pub fn mcp_call(ctx: &AgentCtx, name: &str, input: &Value) -> Option<(ToolOutput
 }
 
 /// Stop (SubagentStop in a sub-agent): Some(reason) when a hook makes the agent go on.
-/// `active` tells the hook it already made the agent continue in this turn.
+/// `active` tells the hook it already made the agent continue in this turn; after
+/// [`MAX_STOP_CONTINUES`] continuations the agent stops whatever the hooks say.
 pub fn stop(ctx: &AgentCtx, active: bool) -> Option<String> {
+    use std::sync::atomic::Ordering;
     let ev = if ctx.depth > 0 {
         HookEvent::SubagentStop
     } else {
         HookEvent::Stop
     };
+    if !active {
+        ctx.ext.stop_continues.store(0, Ordering::SeqCst);
+    }
     let o = run(ctx, ev, None, &[("stop_hook_active", json!(active))])?;
     if o.stop.is_some() {
         return None;
     }
-    o.block
+    let why = o.block?;
+    if ctx.ext.stop_continues.fetch_add(1, Ordering::SeqCst) >= MAX_STOP_CONTINUES {
+        ctx.out.warn(&format!(
+            "{} hook asked to continue again; stopping after {MAX_STOP_CONTINUES} continuations in this turn",
+            ev.name()
+        ));
+        return None;
+    }
+    Some(why)
 }
 
 /// SessionStart (`startup` or `resume`): its output becomes context of the next prompt.

@@ -110,7 +110,7 @@ pub struct Hooks {
 
 impl Hooks {
     /// The configured hooks, or None when there are none (a run without hooks pays only
-    /// the read of two small files). Bad entries are returned as warnings.
+    /// the read of the small settings files). Bad entries are returned as warnings.
     pub fn load(
         cwd: &std::path::Path,
         session_id: &str,

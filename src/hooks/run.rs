@@ -32,21 +32,24 @@ fn read_all(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<St
 }
 
 fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path) -> Ran {
-    let mut env = crate::sandbox::env::tool_env_pairs();
-    env.retain(|(k, _)| k != "CLAUDE_PROJECT_DIR");
-    env.push(("CLAUDE_PROJECT_DIR".into(), cwd.display().to_string()));
-    let mut child = match Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(&hook.command)
-        .env_clear()
-        .envs(env)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-    {
+        .process_group(0);
+    // The same confinement as the model's commands: the scrubbed environment and, when the
+    // run has one, the Landlock sandbox (a hook is code from a settings file, like a tool).
+    let guard = match crate::sandbox::confine(&mut cmd, cwd) {
+        Ok(g) => g,
+        Err(e) => return Ran::Failed(format!("cannot apply the sandbox: {e}")),
+    };
+    cmd.env("CLAUDE_PROJECT_DIR", cwd);
+    let spawned = cmd.spawn();
+    drop(guard);
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => return Ran::Failed(format!("cannot start: {e}")),
     };
