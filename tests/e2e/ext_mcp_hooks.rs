@@ -37,7 +37,9 @@ pub fn run_with_key(env: &Env, mock: &Mock, args: &[&str]) -> std::process::Outp
     let mut c = env.cmd();
     c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
         .args(args)
-        .env("ANTHROPIC_API_KEY", KEY);
+        .env("ANTHROPIC_API_KEY", KEY)
+        // npx/uv start-ups are slow on a loaded machine; the default 10 s is for people.
+        .env("MCP_TIMEOUT", "60000");
     c.output().unwrap()
 }
 
@@ -176,4 +178,11 @@ pub fn processes_mentioning(needle: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A file under tests/fixtures/ (fake MCP servers, hook scripts).
+pub fn ext_fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
 }
