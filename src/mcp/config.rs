@@ -55,8 +55,13 @@ pub enum Transport {
         env: Vec<(String, String)>,
         cwd: Option<PathBuf>,
     },
-    /// `type: "http"` / `"sse"` with a URL: recognised, not supported yet (a warning).
-    Http { url: String },
+    /// `type: "http"` (streamable HTTP) with a URL and extra headers; `type: "sse"` (the
+    /// legacy HTTP+SSE transport) is recognised but not started (`legacy_sse`).
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+        legacy_sse: bool,
+    },
 }
 
 /// One configured server.
@@ -115,57 +120,69 @@ pub fn parse_entry(
         .ok_or_else(|| format!("MCP server {name}: the entry must be an object"))?;
     let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
     let kind = s("type").unwrap_or_default();
-    let transport =
-        if kind == "http" || kind == "sse" || (kind.is_empty() && obj.contains_key("url")) {
-            Transport::Http {
-                url: s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?,
-            }
-        } else if kind.is_empty() || kind == "stdio" {
-            let command = s("command")
-                .filter(|c| !c.is_empty())
-                .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
-            let args = match obj.get("args") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|x| match x {
+    let transport = if kind == "http"
+        || kind == "sse"
+        || (kind.is_empty() && obj.contains_key("url"))
+    {
+        let headers = match obj.get("headers") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, x)| (k.clone(), expand(x.as_str().unwrap_or_default())))
+                .collect(),
+            Some(_) => return Err(format!("MCP server {name}: `headers` must be an object")),
+        };
+        Transport::Http {
+            url: expand(&s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?),
+            headers,
+            legacy_sse: kind == "sse",
+        }
+    } else if kind.is_empty() || kind == "stdio" {
+        let command = s("command")
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
+        let args = match obj.get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| match x {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect(),
+            Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
+        };
+        let env = match obj.get("env") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, x)| {
+                    let v = match x {
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
-                    })
-                    .collect(),
-                Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
-            };
-            let env = match obj.get("env") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Object(m)) => m
-                    .iter()
-                    .map(|(k, x)| {
-                        let v = match x {
-                            Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        };
-                        (k.clone(), expand(&v))
-                    })
-                    .collect(),
-                Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
-            };
-            let cwd = s("cwd").map(|c| {
-                let p = PathBuf::from(expand(&c));
-                if p.is_absolute() {
-                    p
-                } else {
-                    base.join(p)
-                }
-            });
-            Transport::Stdio {
-                command: expand(&command),
-                args: args.iter().map(|a| expand(a)).collect(),
-                env,
-                cwd,
-            }
-        } else {
-            return Err(format!("MCP server {name}: unknown type {kind:?}"));
+                    };
+                    (k.clone(), expand(&v))
+                })
+                .collect(),
+            Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
         };
+        let cwd = s("cwd").map(|c| {
+            let p = PathBuf::from(expand(&c));
+            if p.is_absolute() {
+                p
+            } else {
+                base.join(p)
+            }
+        });
+        Transport::Stdio {
+            command: expand(&command),
+            args: args.iter().map(|a| expand(a)).collect(),
+            env,
+            cwd,
+        }
+    } else {
+        return Err(format!("MCP server {name}: unknown type {kind:?}"));
+    };
     Ok(ServerConfig {
         name: name.to_string(),
         scope,
@@ -306,10 +323,17 @@ mod tests {
         let h = parse_entry(
             "h",
             Scope::User,
-            &json!({"type": "http", "url": "http://x"}),
+            &json!({"type": "http", "url": "http://x", "headers": {"Authorization": "Bearer ${BASH_AGENT_NO_SUCH_VAR:-t}"}}),
             base,
         );
-        assert!(matches!(h.unwrap().transport, Transport::Http { .. }));
+        assert_eq!(
+            h.unwrap().transport,
+            Transport::Http {
+                url: "http://x".into(),
+                headers: vec![("Authorization".into(), "Bearer t".into())],
+                legacy_sse: false
+            }
+        );
         assert!(parse_entry("a__b", Scope::User, &json!({"command": "x"}), base).is_err());
         assert!(parse_entry("ok", Scope::User, &json!({"args": []}), base).is_err());
     }

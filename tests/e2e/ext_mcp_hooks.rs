@@ -186,3 +186,55 @@ pub fn ext_fixture(rel: &str) -> PathBuf {
         .join("tests/fixtures")
         .join(rel)
 }
+
+#[test]
+fn streamable_http_transport_against_server_everything() {
+    let Some((everything, _, _)) = real_servers() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = std::process::Command::new("node")
+        .arg(&everything)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _server = crate::support::checks::Guard(server);
+    wait_until("server-everything to listen", 60, || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let env = Env::new();
+    std::fs::write(
+        env.cwd.join(".mcp.json"),
+        serde_json::json!({"mcpServers": {"web": {"type": "http",
+            "url": format!("http://127.0.0.1:{port}/mcp"),
+            "headers": {"X-Test": "${BASH_AGENT_NO_SUCH_VAR:-yes}"}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let mock = Mock::start(
+        r#"[{"tool_calls": [
+              {"name": "mcp__web__echo", "id": "h1", "input": {"message": "over http"}},
+              {"name": "mcp__web__get-sum", "id": "h2", "input": {"a": 1, "b": 2}}]},
+            {"text": "done", "repeat": true}]"#,
+    );
+    let out = run_with_key(&env, &mock, &["--session", "s", "go"]);
+    expect_code(&out, 0);
+    assert!(!stderr(&out).contains("not available"), "{}", stderr(&out));
+    let evs = events(&env.session_dir("s").join("events.jsonl"));
+    assert_eq!(result_of(&evs, "h1")["content"], "Echo: over http");
+    assert_eq!(result_of(&evs, "h2")["content"], "The sum of 1 and 2 is 3.");
+    assert!(mock.requests()[1]["body"]
+        .to_string()
+        .contains("Echo: over http"));
+    // `mcp get` starts it too: ping and the tool list.
+    let got = env.run(&["mcp", "get", "web"]);
+    expect_code(&got, 0);
+    assert!(stdout(&got).contains("echo"), "{}", stdout(&got));
+}
