@@ -390,7 +390,7 @@ impl Mcp {
             }
             Err(RpcError::Timeout) => Err(format!(
                 "MCP tool {full} timed out after {} s (the call was cancelled)",
-                self.call_timeout.as_secs()
+                self.call_timeout.as_secs_f64()
             )),
             Err(RpcError::Cancelled) => Err(format!("MCP tool {full} was interrupted")),
             Err(e @ RpcError::Server { .. }) => Err(format!("MCP tool {full}: {e}")),

@@ -279,3 +279,118 @@ fn permission_modes_and_rules_apply_to_mcp_tools() {
     let (r, _) = run(&["--permission-mode", "plan", "--session", "p", "go"]);
     assert!(r.contains("plan mode"), "{r}");
 }
+
+fn cancelled(slow: &Path) -> Vec<Value> {
+    std::fs::read_to_string(slow.with_extension("pids.cancelled"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+#[test]
+fn a_slow_call_times_out_or_is_interrupted_and_is_cancelled_at_the_server() {
+    let env = Env::new();
+    let slow = env.cwd.join("slow.pids");
+    mcp_json(
+        &env,
+        json!({"fake": {"command": "python3", "args": [fake()], "env": {"FAKE_SLOW_FILE": slow}}}),
+    );
+    let script = r#"[{"tool_calls": [{"name": "mcp__fake__slow", "id": "s1", "input": {}}]},
+                     {"text": "done", "repeat": true}]"#;
+    // The per-call timeout (MCP_TOOL_TIMEOUT, ms): an error result and notifications/cancelled.
+    let mock = Mock::start(script);
+    let out = env
+        .cmd()
+        .args(["--base-url", &mock.base("claude"), "--api-key", "k"])
+        .args(["--session", "t", "go"])
+        .env("MCP_TOOL_TIMEOUT", "1000")
+        .output()
+        .unwrap();
+    expect_code(&out, 0);
+    let evs = events(&env.session_dir("t").join("events.jsonl"));
+    assert_eq!(
+        texts(&evs, "s1"),
+        "Error: MCP tool mcp__fake__slow timed out after 1 s (the call was cancelled)"
+    );
+    wait_until("the server to hear the cancellation", 30, || {
+        cancelled(&slow).iter().any(|c| c["reason"] == "timed out")
+    });
+    // Ctrl-C during a call: the run ends as interrupted, the server hears why.
+    let mock = Mock::start(script);
+    let mut child = env
+        .cmd()
+        .args(["--base-url", &mock.base("claude"), "--api-key", "k"])
+        .args(["--session", "i", "go"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the second slow call", 60, || pids(&slow).len() >= 2);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let st = crate::support::checks::wait_timeout(&mut child, 60);
+    assert_eq!(st.code(), Some(130), "{st:?}");
+    wait_until("the server to hear the interrupt", 30, || {
+        cancelled(&slow)
+            .iter()
+            .any(|c| c["reason"] == "interrupted by the user" && c["requestId"].is_u64())
+    });
+    for p in pids(&slow) {
+        assert!(!alive(p), "server {p} outlived the run");
+    }
+}
+
+#[test]
+fn mcp_subcommands_add_list_get_and_remove() {
+    let env = Env::new();
+    let f = fake();
+    let o = env.run(&["mcp", "add", "-e", "FOO=1", "fake", "--", "python3", &f]);
+    expect_code(&o, 0);
+    let o = env.run(&[
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        "--header",
+        "X-A: b",
+        "web",
+        "http://127.0.0.1:9/mcp",
+    ]);
+    expect_code(&o, 0);
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.cwd.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(
+        file["mcpServers"]["fake"],
+        json!({"command": "python3", "args": [f], "env": {"FOO": "1"}})
+    );
+    assert_eq!(
+        file["mcpServers"]["web"],
+        json!({"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-A": "b"}})
+    );
+    let o = env.run(&["mcp", "list"]);
+    expect_code(&o, 0);
+    assert!(
+        stdout(&o).contains("fake\tproject\tpython3 ")
+            && stdout(&o).contains("web\tproject\thttp://127.0.0.1:9/mcp (http)"),
+        "{}",
+        stdout(&o)
+    );
+    // get starts the server: ping and every page of its tools.
+    let o = env.run(&["mcp", "get", "fake"]);
+    expect_code(&o, 0);
+    assert!(
+        stdout(&o).contains("status: connected, 7 tool(s)"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("mcp__fake__alpha") && stdout(&o).contains("mcp__fake__fail"));
+    let o = env.run(&["mcp", "get", "web"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("MCP server web: "), "{}", stderr(&o));
+    expect_code(&env.run(&["mcp", "remove", "fake"]), 0);
+    expect_code(&env.run(&["mcp", "remove", "fake"]), 2);
+}
