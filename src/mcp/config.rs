@@ -247,13 +247,17 @@ pub fn load(cwd: &Path) -> (Vec<ServerConfig>, Vec<String>) {
     (servers, warnings)
 }
 
-/// True when neither file names a server: checked without parsing entries, so a run with
-/// nothing configured pays two `stat`-sized reads and nothing else.
+/// True when neither file names a server. A missing file or one without the text
+/// `"mcpServers"` is not parsed, so a run with nothing configured pays two small reads and
+/// starts nothing.
 pub fn none_configured(cwd: &Path) -> bool {
     [Scope::User, Scope::Project].iter().all(|s| {
-        read_servers(&s.path(cwd))
-            .map(|m| m.is_empty())
-            .unwrap_or(false)
+        let path = s.path(cwd);
+        match std::fs::read_to_string(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+            Ok(t) if !t.contains("\"mcpServers\"") => true,
+            _ => read_servers(&path).map(|m| m.is_empty()).unwrap_or(false),
+        }
     })
 }
 

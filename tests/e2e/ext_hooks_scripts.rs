@@ -268,3 +268,47 @@ fn hooks_of_one_event_run_in_parallel_with_the_scrubbed_env_in_the_sandbox() {
         eprintln!("note: no Landlock on this kernel; the hook sandbox is not checked");
     }
 }
+
+#[test]
+fn a_blocked_prompt_post_tool_feedback_and_continue_false() {
+    // UserPromptSubmit exit 2: the prompt is refused (shown to the user), nothing is sent, exit 1.
+    let env = Env::new();
+    let cmd = |c: &str| json!({"type": "command", "command": c});
+    settings(
+        &env,
+        json!({"UserPromptSubmit": [{"hooks": [cmd("echo 'no prompts today' >&2; exit 2")]}]}),
+    );
+    let mock = Mock::start(r#"[{"text": "never", "repeat": true}]"#);
+    let out = env.agent(&mock.base("claude"), "claude", &["go"]);
+    expect_code(&out, 1);
+    assert!(
+        stderr(&out).contains("prompt blocked by a UserPromptSubmit hook: no prompts today"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(mock.requests().is_empty());
+    // PostToolUse exit 2 adds its stderr to the result; `continue: false` ends the turn.
+    let env = Env::new();
+    settings(
+        &env,
+        json!({
+            "PostToolUse": [{"matcher": "Bash", "hooks": [cmd("echo 'lint failed' >&2; exit 2")]}],
+            "PreToolUse": [{"hooks": [cmd(r#"echo '{"continue": false, "stopReason": "enough for today"}'"#)]}]
+        }),
+    );
+    let mock = Mock::start(
+        r#"[{"tool_calls": [{"name": "Bash", "id": "b", "input": {"command": "echo ran"}}]},
+            {"text": "never", "repeat": true}]"#,
+    );
+    let out = env.agent(&mock.base("claude"), "claude", &["--session", "s", "go"]);
+    expect_code(&out, 0);
+    let evs = events(&env.session_dir("s").join("events.jsonl"));
+    assert_eq!(
+        result_of(&evs, "b")["content"],
+        "ran\n\nPostToolUse hook: lint failed"
+    );
+    assert!(evs
+        .iter()
+        .any(|e| e["type"] == "error" && e["message"] == "stopped by a hook: enough for today"));
+    assert_eq!(mock.requests().len(), 1);
+}
