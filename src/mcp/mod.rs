@@ -8,12 +8,14 @@
 //! request give the same protocol with no runtime.
 pub mod client;
 pub mod config;
+mod conn;
 pub mod http;
 pub mod result;
 
 use crate::util::cancel::Cancel;
 use client::{Client, RpcError, Spawn};
 use config::{ServerConfig, Transport};
+pub use conn::Conn;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -33,55 +35,6 @@ pub struct McpTool {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
-}
-
-/// A connection to one server, whichever transport.
-pub enum Conn {
-    Stdio(Client),
-    Http(http::HttpClient),
-}
-
-impl Conn {
-    fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: &Cancel,
-    ) -> Result<Value, RpcError> {
-        match self {
-            Conn::Stdio(c) => c.request(method, params, timeout, cancel),
-            Conn::Http(c) => c.request(method, params, timeout, cancel),
-        }
-    }
-
-    fn tools_changed(&self) -> bool {
-        let flag = match self {
-            Conn::Stdio(c) => &c.tools_changed,
-            Conn::Http(c) => &c.tools_changed,
-        };
-        flag.swap(false, std::sync::atomic::Ordering::SeqCst)
-    }
-
-    fn ping(&self, timeout: Duration) -> bool {
-        self.request("ping", json!({}), timeout, &Cancel::new())
-            .is_ok()
-    }
-
-    fn shutdown(&self) {
-        match self {
-            Conn::Stdio(c) => c.shutdown(),
-            Conn::Http(c) => c.shutdown(),
-        }
-    }
-
-    /// The process id of a stdio server.
-    fn pid(&self) -> Option<u32> {
-        match self {
-            Conn::Stdio(c) => Some(c.pid()),
-            Conn::Http(_) => None,
-        }
-    }
 }
 
 struct Server {
