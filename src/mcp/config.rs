@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Two places: the user's `~/.bash-agent/settings.json` (`mcpServers`) and the project's
-//! `.mcp.json` in the working directory; a project entry overrides a user entry of the same
+//! `.mcp.json` at the project root (the git root above the working directory, else the working
+//! directory, as for the settings files); a project entry overrides a user entry of the same
 //! name. This is a deliberately tiny reader of those two files; the settings module, once it
 //! exists, replaces the user-file half.
 use serde_json::{Map, Value};
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 pub enum Scope {
     /// `~/.bash-agent/settings.json`
     User,
-    /// `<cwd>/.mcp.json`
+    /// `<project root>/.mcp.json`
     Project,
 }
 
@@ -41,7 +42,7 @@ impl Scope {
     pub fn path(self, cwd: &Path) -> PathBuf {
         match self {
             Scope::User => crate::session::paths::agent_home().join("settings.json"),
-            Scope::Project => cwd.join(".mcp.json"),
+            Scope::Project => crate::settings::project_root(cwd).join(".mcp.json"),
         }
     }
 }
@@ -232,7 +233,12 @@ pub fn load(cwd: &Path) -> (Vec<ServerConfig>, Vec<String>) {
         match read_servers(&path) {
             Ok(m) => {
                 for (name, v) in &m {
-                    match parse_entry(name, scope, v, cwd) {
+                    // A relative `cwd` in .mcp.json is relative to the project root.
+                    let base = match scope {
+                        Scope::Project => path.parent().unwrap_or(cwd),
+                        Scope::User => cwd,
+                    };
+                    match parse_entry(name, scope, v, base) {
                         Ok(c) => {
                             servers.retain(|s| s.name != c.name);
                             servers.push(c);

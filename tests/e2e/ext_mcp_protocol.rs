@@ -391,6 +391,12 @@ fn mcp_subcommands_add_list_get_and_remove() {
     let o = env.run(&["mcp", "get", "web"]);
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("MCP server web: "), "{}", stderr(&o));
+    // In a git repository the project's .mcp.json is the one at its root.
+    std::fs::create_dir_all(env.cwd.join(".git")).unwrap();
+    let sub = env.cwd.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let o = env.run_in(&sub, &["mcp", "list"]);
+    assert!(stdout(&o).contains("fake\tproject\t"), "{}", stdout(&o));
     expect_code(&env.run(&["mcp", "remove", "fake"]), 0);
     expect_code(&env.run(&["mcp", "remove", "fake"]), 2);
 }
