@@ -35,7 +35,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Extensions {
     /// Read the configuration of `cwd` (cheap when nothing is configured); warnings go to `warn`.
     pub fn load(ctx: &AgentCtx, warn: &dyn Fn(&str)) -> Extensions {
-        let (hooks, hw) = Hooks::load(&ctx.cwd, &ctx.session.id, ctx.session.conversation());
+        let (mut hooks, hw) = Hooks::load(&ctx.cwd, &ctx.session.id, ctx.session.conversation());
+        if let Some(h) = hooks.as_mut() {
+            h.cancel = ctx.cancel.clone();
+        }
         for w in hw {
             warn(&w);
         }
@@ -136,6 +139,10 @@ pub fn pre_tool(ctx: &AgentCtx, name: &str, input: &Value) -> Option<String> {
     )?;
     if let Some(b) = o.block {
         return Some(format!("PreToolUse hook blocked {name}: {b}"));
+    }
+    if ctx.cancel.is_cancelled() {
+        // Ctrl-C while the hooks ran: the call does not start.
+        return Some(format!("{name} was not run: interrupted"));
     }
     if o.permission == Some(Permission::Ask) {
         // No confirmation prompt exists on this path: an "ask" is refused, never allowed.

@@ -106,6 +106,8 @@ pub struct Hooks {
     pub session_id: String,
     pub transcript_path: PathBuf,
     pub cwd: PathBuf,
+    /// The run's interrupt: Ctrl-C ends the hooks running then.
+    pub cancel: crate::util::cancel::Cancel,
 }
 
 impl Hooks {
@@ -126,6 +128,7 @@ impl Hooks {
                 session_id: session_id.to_string(),
                 transcript_path: transcript,
                 cwd: cwd.to_path_buf(),
+                cancel: Default::default(),
             }),
             warnings,
         )
@@ -165,7 +168,7 @@ impl Hooks {
         input.insert("hook_event_name".into(), Value::String(ev.name().into()));
         input.extend(fields);
         let stdin = Value::Object(input).to_string();
-        let results = run::run_all(&cmds, &stdin, &self.cwd);
+        let results = run::run_all(&cmds, &stdin, &self.cwd, &self.cancel);
         let mut out = Outcome::default();
         for (hook, r) in cmds.iter().zip(results) {
             run::merge(ev, hook, r, &mut out);

@@ -312,3 +312,62 @@ fn a_blocked_prompt_post_tool_feedback_and_continue_false() {
         .any(|e| e["type"] == "error" && e["message"] == "stopped by a hook: enough for today"));
     assert_eq!(mock.requests().len(), 1);
 }
+
+#[test]
+fn ctrl_c_ends_a_hanging_hook_with_its_group() {
+    let env = Env::new();
+    settings(
+        &env,
+        json!({"PreToolUse": [{"hooks": [{"type": "command",
+            "command": format!("bash {}", fixture("hooks/hang.sh").display()), "timeout": 600}]}]}),
+    );
+    let mock = Mock::start(
+        r#"[{"tool_calls": [{"name": "Bash", "id": "b", "input": {"command": "echo ran"}}]},
+            {"text": "done", "repeat": true}]"#,
+    );
+    let mut child = env
+        .cmd()
+        .args([
+            "--base-url",
+            &mock.base("claude"),
+            "--api-key",
+            "k",
+            "--session",
+            "s",
+            "go",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pids_file = env.cwd.join("hang.pids");
+    let hook_pids = || -> Vec<i32> {
+        std::fs::read_to_string(&pids_file)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    };
+    wait_until("the hook to start", 60, || hook_pids().len() == 2);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    // Well before the hook's 600 s timeout.
+    let st = crate::support::checks::wait_timeout(&mut child, 60);
+    assert_eq!(st.code(), Some(130), "{st:?}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("was interrupted"), "{err}");
+    for p in hook_pids() {
+        let alive = std::fs::read_to_string(format!("/proc/{p}/stat"))
+            .map(|s| !s.contains(") Z "))
+            .unwrap_or(false);
+        assert!(!alive, "hook process {p} outlived the interrupt");
+    }
+    let evs = events(&env.session_dir("s").join("events.jsonl"));
+    assert!(!evs
+        .iter()
+        .any(|e| e["type"] == "tool_result" && e["content"] == "ran"));
+}
