@@ -19,7 +19,14 @@ pub struct Extensions {
     pending_context: Mutex<Vec<String>>,
     /// A hook said `continue: false`: the turn ends after the current step.
     halt: Mutex<Option<String>>,
+    /// Stop-hook continuations in the current turn (bounded by [`MAX_STOP_CONTINUES`]).
+    stop_continues: std::sync::atomic::AtomicU32,
 }
+
+/// How often Stop hooks may make the agent continue in one turn. Claude Code leaves the
+/// loop to the hook (`stop_hook_active`); a hook that ignores it would otherwise keep the
+/// agent going until `--max-turns`.
+pub const MAX_STOP_CONTINUES: u32 = 3;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -28,7 +35,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Extensions {
     /// Read the configuration of `cwd` (cheap when nothing is configured); warnings go to `warn`.
     pub fn load(ctx: &AgentCtx, warn: &dyn Fn(&str)) -> Extensions {
-        let (hooks, hw) = Hooks::load(&ctx.cwd, &ctx.session.id, ctx.session.conversation());
+        let (mut hooks, hw) = Hooks::load(&ctx.cwd, &ctx.session.id, ctx.session.conversation());
+        if let Some(h) = hooks.as_mut() {
+            h.cancel = ctx.cancel.clone();
+        }
         for w in hw {
             warn(&w);
         }
@@ -37,6 +47,7 @@ impl Extensions {
             hooks,
             pending_context: Mutex::new(Vec::new()),
             halt: Mutex::new(None),
+            stop_continues: Default::default(),
         }
     }
 
@@ -129,6 +140,10 @@ pub fn pre_tool(ctx: &AgentCtx, name: &str, input: &Value) -> Option<String> {
     if let Some(b) = o.block {
         return Some(format!("PreToolUse hook blocked {name}: {b}"));
     }
+    if ctx.cancel.is_cancelled() {
+        // Ctrl-C while the hooks ran: the call does not start.
+        return Some(format!("{name} was not run: interrupted"));
+    }
     if o.permission == Some(Permission::Ask) {
         // No confirmation prompt exists on this path: an "ask" is refused, never allowed.
         return Some(format!(
@@ -183,18 +198,31 @@ pub fn mcp_call(ctx: &AgentCtx, name: &str, input: &Value) -> Option<(ToolOutput
 }
 
 /// Stop (SubagentStop in a sub-agent): Some(reason) when a hook makes the agent go on.
-/// `active` tells the hook it already made the agent continue in this turn.
+/// `active` tells the hook it already made the agent continue in this turn; after
+/// [`MAX_STOP_CONTINUES`] continuations the agent stops whatever the hooks say.
 pub fn stop(ctx: &AgentCtx, active: bool) -> Option<String> {
+    use std::sync::atomic::Ordering;
     let ev = if ctx.depth > 0 {
         HookEvent::SubagentStop
     } else {
         HookEvent::Stop
     };
+    if !active {
+        ctx.ext.stop_continues.store(0, Ordering::SeqCst);
+    }
     let o = run(ctx, ev, None, &[("stop_hook_active", json!(active))])?;
     if o.stop.is_some() {
         return None;
     }
-    o.block
+    let why = o.block?;
+    if ctx.ext.stop_continues.fetch_add(1, Ordering::SeqCst) >= MAX_STOP_CONTINUES {
+        ctx.out.warn(&format!(
+            "{} hook asked to continue again; stopping after {MAX_STOP_CONTINUES} continuations in this turn",
+            ev.name()
+        ));
+        return None;
+    }
+    Some(why)
 }
 
 /// SessionStart (`startup` or `resume`): its output becomes context of the next prompt.

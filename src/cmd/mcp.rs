@@ -15,7 +15,7 @@ fn describe(t: &Transport) -> String {
             }
             s
         }
-        Transport::Http { url } => format!("{url} (http)"),
+        Transport::Http { url, .. } => format!("{url} (http)"),
     }
 }
 

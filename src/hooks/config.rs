@@ -1,6 +1,6 @@
-//! Where hooks are configured: `hooks` in `~/.bash-agent/settings.json` and in the project's
-//! `.bash-agent/settings.json`, in Claude Code's JSON shape. A tiny reader of its own until
-//! the settings module exists (which then replaces `settings_files`).
+//! Where hooks are configured: `hooks` in the settings files (`~/.bash-agent/settings.json`,
+//! the project's `.bash-agent/settings.json` and `settings.local.json`), in Claude Code's JSON
+//! shape. Hooks are not merged like other keys: every file's hooks run.
 use super::{CommandHook, Group, HookEvent};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -9,12 +9,14 @@ use std::time::Duration;
 /// Per-hook timeout when the entry names none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The settings files read, user first.
+/// The settings files read, user first: the same three files as every other setting (user,
+/// the project's `.bash-agent/settings.json`, its `settings.local.json`); the hooks of all
+/// of them run, as in Claude Code.
 pub fn settings_files(cwd: &Path) -> Vec<PathBuf> {
-    vec![
-        crate::session::paths::agent_home().join("settings.json"),
-        cwd.join(".bash-agent").join("settings.json"),
-    ]
+    crate::settings::files(cwd)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect()
 }
 
 /// A matcher as Claude Code reads it: empty or `*` = everything, otherwise a regex that must

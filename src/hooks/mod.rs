@@ -106,11 +106,13 @@ pub struct Hooks {
     pub session_id: String,
     pub transcript_path: PathBuf,
     pub cwd: PathBuf,
+    /// The run's interrupt: Ctrl-C ends the hooks running then.
+    pub cancel: crate::util::cancel::Cancel,
 }
 
 impl Hooks {
     /// The configured hooks, or None when there are none (a run without hooks pays only
-    /// the read of two small files). Bad entries are returned as warnings.
+    /// the read of the small settings files). Bad entries are returned as warnings.
     pub fn load(
         cwd: &std::path::Path,
         session_id: &str,
@@ -126,6 +128,7 @@ impl Hooks {
                 session_id: session_id.to_string(),
                 transcript_path: transcript,
                 cwd: cwd.to_path_buf(),
+                cancel: Default::default(),
             }),
             warnings,
         )
@@ -165,7 +168,7 @@ impl Hooks {
         input.insert("hook_event_name".into(), Value::String(ev.name().into()));
         input.extend(fields);
         let stdin = Value::Object(input).to_string();
-        let results = run::run_all(&cmds, &stdin, &self.cwd);
+        let results = run::run_all(&cmds, &stdin, &self.cwd, &self.cancel);
         let mut out = Outcome::default();
         for (hook, r) in cmds.iter().zip(results) {
             run::merge(ev, hook, r, &mut out);

@@ -2,6 +2,7 @@
 //! the scrubbed environment, all hooks of one event in parallel, each bounded by its timeout
 //! (a hook still running then is killed with its whole group).
 use super::{CommandHook, HookEvent, Outcome, Permission};
+use crate::util::cancel::Cancel;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -18,6 +19,8 @@ pub enum Ran {
         stderr: String,
     },
     TimedOut,
+    /// The user interrupted the run while the hook ran (its group was killed).
+    Interrupted,
     Failed(String),
 }
 
@@ -31,22 +34,25 @@ fn read_all(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<St
     })
 }
 
-fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path) -> Ran {
-    let mut env = crate::sandbox::env::tool_env_pairs();
-    env.retain(|(k, _)| k != "CLAUDE_PROJECT_DIR");
-    env.push(("CLAUDE_PROJECT_DIR".into(), cwd.display().to_string()));
-    let mut child = match Command::new("sh")
-        .arg("-c")
+fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path, cancel: &Cancel) -> Ran {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(&hook.command)
-        .env_clear()
-        .envs(env)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-    {
+        .process_group(0);
+    // The same confinement as the model's commands: the scrubbed environment and, when the
+    // run has one, the Landlock sandbox (a hook is code from a settings file, like a tool).
+    let guard = match crate::sandbox::confine(&mut cmd, cwd) {
+        Ok(g) => g,
+        Err(e) => return Ran::Failed(format!("cannot apply the sandbox: {e}")),
+    };
+    cmd.env("CLAUDE_PROJECT_DIR", cwd);
+    let spawned = cmd.spawn();
+    drop(guard);
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => return Ran::Failed(format!("cannot start: {e}")),
     };
@@ -61,9 +67,16 @@ fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path) -> Ran {
     let out = read_all(child.stdout.take());
     let err = read_all(child.stderr.take());
     let t0 = Instant::now();
+    // Ctrl-C during the hook ends it; a hook started after the interrupt (SessionEnd) runs.
+    let armed = !cancel.is_cancelled();
+    let mut interrupted = false;
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break Some(s),
+            Ok(None) if armed && cancel.is_cancelled() => {
+                interrupted = true;
+                break None;
+            }
             Ok(None) if t0.elapsed() >= hook.timeout => break None,
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => return Ran::Failed(e.to_string()),
@@ -74,7 +87,11 @@ fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path) -> Ran {
     let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGKILL);
     let Some(status) = status else {
         let _ = child.wait();
-        return Ran::TimedOut;
+        return if interrupted {
+            Ran::Interrupted
+        } else {
+            Ran::TimedOut
+        };
     };
     Ran::Exited {
         code: status.code().unwrap_or(-1),
@@ -83,15 +100,16 @@ fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path) -> Ran {
     }
 }
 
-/// Run the hooks in parallel; results in the same order.
-pub fn run_all(hooks: &[&CommandHook], stdin: &str, cwd: &Path) -> Vec<Ran> {
+/// Run the hooks in parallel; results in the same order. `cancel` (the run's interrupt)
+/// ends hooks still running when it is set.
+pub fn run_all(hooks: &[&CommandHook], stdin: &str, cwd: &Path, cancel: &Cancel) -> Vec<Ran> {
     if hooks.len() == 1 {
-        return vec![run_one(hooks[0], stdin, cwd)];
+        return vec![run_one(hooks[0], stdin, cwd, cancel)];
     }
     std::thread::scope(|s| {
         let handles: Vec<_> = hooks
             .iter()
-            .map(|h| s.spawn(move || run_one(h, stdin, cwd)))
+            .map(|h| s.spawn(move || run_one(h, stdin, cwd, cancel)))
             .collect();
         handles
             .into_iter()
@@ -127,6 +145,11 @@ pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
                 label(hook),
                 hook.timeout.as_secs_f64()
             ));
+            return;
+        }
+        Ran::Interrupted => {
+            out.user_messages
+                .push(format!("{name} hook `{}` was interrupted", label(hook)));
             return;
         }
         Ran::Failed(e) => {
@@ -240,7 +263,12 @@ mod tests {
 
     fn one(ev: HookEvent, cmd: &str) -> Outcome {
         let h = hook(cmd, 10);
-        let r = run_all(&[&h], "{\"tool_name\":\"Bash\"}", Path::new("/"));
+        let r = run_all(
+            &[&h],
+            "{\"tool_name\":\"Bash\"}",
+            Path::new("/"),
+            &Cancel::new(),
+        );
         let mut o = Outcome::default();
         for x in r {
             merge(ev, &h, x, &mut o);
@@ -282,7 +310,7 @@ mod tests {
             timeout: Duration::from_millis(200),
             ..h
         };
-        let r = run_all(&[&h], "{}", Path::new("/"));
+        let r = run_all(&[&h], "{}", Path::new("/"), &Cancel::new());
         assert!(matches!(r[0], Ran::TimedOut), "{r:?}");
     }
 }

@@ -237,7 +237,16 @@ impl Client {
 
     /// How the process died (exit status if known, plus the end of its stderr).
     fn death(&self) -> String {
-        let status = lock(&self.child).try_wait().ok().flatten();
+        // The pipe closes a moment before the exit is visible: wait for it briefly, so the
+        // message can say how the server ended.
+        let t0 = Instant::now();
+        let status = loop {
+            let s = lock(&self.child).try_wait().ok().flatten();
+            if s.is_some() || t0.elapsed() > Duration::from_millis(1000) {
+                break s;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
         let how = match status {
             Some(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
                 (Some(c), _) => format!("the server exited with status {c}"),

@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Two places: the user's `~/.bash-agent/settings.json` (`mcpServers`) and the project's
-//! `.mcp.json` in the working directory; a project entry overrides a user entry of the same
+//! `.mcp.json` at the project root (the git root above the working directory, else the working
+//! directory, as for the settings files); a project entry overrides a user entry of the same
 //! name. This is a deliberately tiny reader of those two files; the settings module, once it
 //! exists, replaces the user-file half.
 use serde_json::{Map, Value};
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 pub enum Scope {
     /// `~/.bash-agent/settings.json`
     User,
-    /// `<cwd>/.mcp.json`
+    /// `<project root>/.mcp.json`
     Project,
 }
 
@@ -41,7 +42,7 @@ impl Scope {
     pub fn path(self, cwd: &Path) -> PathBuf {
         match self {
             Scope::User => crate::session::paths::agent_home().join("settings.json"),
-            Scope::Project => cwd.join(".mcp.json"),
+            Scope::Project => crate::settings::project_root(cwd).join(".mcp.json"),
         }
     }
 }
@@ -55,8 +56,13 @@ pub enum Transport {
         env: Vec<(String, String)>,
         cwd: Option<PathBuf>,
     },
-    /// `type: "http"` / `"sse"` with a URL: recognised, not supported yet (a warning).
-    Http { url: String },
+    /// `type: "http"` (streamable HTTP) with a URL and extra headers; `type: "sse"` (the
+    /// legacy HTTP+SSE transport) is recognised but not started (`legacy_sse`).
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+        legacy_sse: bool,
+    },
 }
 
 /// One configured server.
@@ -115,57 +121,69 @@ pub fn parse_entry(
         .ok_or_else(|| format!("MCP server {name}: the entry must be an object"))?;
     let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
     let kind = s("type").unwrap_or_default();
-    let transport =
-        if kind == "http" || kind == "sse" || (kind.is_empty() && obj.contains_key("url")) {
-            Transport::Http {
-                url: s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?,
-            }
-        } else if kind.is_empty() || kind == "stdio" {
-            let command = s("command")
-                .filter(|c| !c.is_empty())
-                .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
-            let args = match obj.get("args") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|x| match x {
+    let transport = if kind == "http"
+        || kind == "sse"
+        || (kind.is_empty() && obj.contains_key("url"))
+    {
+        let headers = match obj.get("headers") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, x)| (k.clone(), expand(x.as_str().unwrap_or_default())))
+                .collect(),
+            Some(_) => return Err(format!("MCP server {name}: `headers` must be an object")),
+        };
+        Transport::Http {
+            url: expand(&s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?),
+            headers,
+            legacy_sse: kind == "sse",
+        }
+    } else if kind.is_empty() || kind == "stdio" {
+        let command = s("command")
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
+        let args = match obj.get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| match x {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect(),
+            Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
+        };
+        let env = match obj.get("env") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, x)| {
+                    let v = match x {
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
-                    })
-                    .collect(),
-                Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
-            };
-            let env = match obj.get("env") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Object(m)) => m
-                    .iter()
-                    .map(|(k, x)| {
-                        let v = match x {
-                            Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        };
-                        (k.clone(), expand(&v))
-                    })
-                    .collect(),
-                Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
-            };
-            let cwd = s("cwd").map(|c| {
-                let p = PathBuf::from(expand(&c));
-                if p.is_absolute() {
-                    p
-                } else {
-                    base.join(p)
-                }
-            });
-            Transport::Stdio {
-                command: expand(&command),
-                args: args.iter().map(|a| expand(a)).collect(),
-                env,
-                cwd,
-            }
-        } else {
-            return Err(format!("MCP server {name}: unknown type {kind:?}"));
+                    };
+                    (k.clone(), expand(&v))
+                })
+                .collect(),
+            Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
         };
+        let cwd = s("cwd").map(|c| {
+            let p = PathBuf::from(expand(&c));
+            if p.is_absolute() {
+                p
+            } else {
+                base.join(p)
+            }
+        });
+        Transport::Stdio {
+            command: expand(&command),
+            args: args.iter().map(|a| expand(a)).collect(),
+            env,
+            cwd,
+        }
+    } else {
+        return Err(format!("MCP server {name}: unknown type {kind:?}"));
+    };
     Ok(ServerConfig {
         name: name.to_string(),
         scope,
@@ -215,7 +233,12 @@ pub fn load(cwd: &Path) -> (Vec<ServerConfig>, Vec<String>) {
         match read_servers(&path) {
             Ok(m) => {
                 for (name, v) in &m {
-                    match parse_entry(name, scope, v, cwd) {
+                    // A relative `cwd` in .mcp.json is relative to the project root.
+                    let base = match scope {
+                        Scope::Project => path.parent().unwrap_or(cwd),
+                        Scope::User => cwd,
+                    };
+                    match parse_entry(name, scope, v, base) {
                         Ok(c) => {
                             servers.retain(|s| s.name != c.name);
                             servers.push(c);
@@ -230,13 +253,17 @@ pub fn load(cwd: &Path) -> (Vec<ServerConfig>, Vec<String>) {
     (servers, warnings)
 }
 
-/// True when neither file names a server: checked without parsing entries, so a run with
-/// nothing configured pays two `stat`-sized reads and nothing else.
+/// True when neither file names a server. A missing file or one without the text
+/// `"mcpServers"` is not parsed, so a run with nothing configured pays two small reads and
+/// starts nothing.
 pub fn none_configured(cwd: &Path) -> bool {
     [Scope::User, Scope::Project].iter().all(|s| {
-        read_servers(&s.path(cwd))
-            .map(|m| m.is_empty())
-            .unwrap_or(false)
+        let path = s.path(cwd);
+        match std::fs::read_to_string(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+            Ok(t) if !t.contains("\"mcpServers\"") => true,
+            _ => read_servers(&path).map(|m| m.is_empty()).unwrap_or(false),
+        }
     })
 }
 
@@ -306,10 +333,17 @@ mod tests {
         let h = parse_entry(
             "h",
             Scope::User,
-            &json!({"type": "http", "url": "http://x"}),
+            &json!({"type": "http", "url": "http://x", "headers": {"Authorization": "Bearer ${BASH_AGENT_NO_SUCH_VAR:-t}"}}),
             base,
         );
-        assert!(matches!(h.unwrap().transport, Transport::Http { .. }));
+        assert_eq!(
+            h.unwrap().transport,
+            Transport::Http {
+                url: "http://x".into(),
+                headers: vec![("Authorization".into(), "Bearer t".into())],
+                legacy_sse: false
+            }
+        );
         assert!(parse_entry("a__b", Scope::User, &json!({"command": "x"}), base).is_err());
         assert!(parse_entry("ok", Scope::User, &json!({"args": []}), base).is_err());
     }

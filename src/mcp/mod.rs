@@ -2,16 +2,20 @@
 //! model call is being prepared, offered to the model as `mcp__<server>__<tool>` tools, and
 //! ended with the run.
 //!
-//! A small JSON-RPC 2.0 client over stdio (client.rs) rather than the official `rmcp` SDK:
-//! rmcp is built on tokio, and the agent is threads and blocking I/O; a reader thread per
-//! server and a channel per request give the same protocol with no runtime.
+//! A small JSON-RPC 2.0 client over stdio (client.rs) and streamable HTTP (http.rs) rather
+//! than the official `rmcp` SDK: rmcp is built on tokio, and the agent is threads and
+//! blocking I/O; a reader thread per server (or a worker per HTTP request) and a channel per
+//! request give the same protocol with no runtime.
 pub mod client;
 pub mod config;
+mod conn;
+pub mod http;
 pub mod result;
 
 use crate::util::cancel::Cancel;
 use client::{Client, RpcError, Spawn};
 use config::{ServerConfig, Transport};
+pub use conn::Conn;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -35,13 +39,13 @@ pub struct McpTool {
 
 struct Server {
     cfg: ServerConfig,
-    client: Option<Arc<Client>>,
+    client: Option<Arc<Conn>>,
     tools: Vec<McpTool>,
     restarted: bool,
 }
 
 /// A server start running on its own thread.
-type Starting = JoinHandle<Result<(Client, Vec<McpTool>), String>>;
+type Starting = JoinHandle<Result<(Conn, Vec<McpTool>), String>>;
 
 enum State {
     Idle,
@@ -99,7 +103,7 @@ pub fn is_mcp_name(name: &str) -> bool {
     name.starts_with("mcp__")
 }
 
-fn list_tools(c: &Client, server: &str, timeout: Duration) -> Result<Vec<McpTool>, String> {
+fn list_tools(c: &Conn, server: &str, timeout: Duration) -> Result<Vec<McpTool>, String> {
     let cancel = Cancel::new();
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
@@ -153,29 +157,39 @@ fn start_one(
     cfg: &ServerConfig,
     cwd: &Path,
     timeout: Duration,
-) -> Result<(Client, Vec<McpTool>), String> {
-    let Transport::Stdio {
-        command,
-        args,
-        env,
-        cwd: own_cwd,
-    } = &cfg.transport
-    else {
-        return Err("the HTTP transport is not supported yet (use a stdio server)".into());
-    };
-    let mut full_env = crate::sandbox::env::tool_env_pairs();
-    for (k, v) in env {
-        full_env.retain(|(n, _)| n != k);
-        full_env.push((k.clone(), v.clone()));
-    }
-    let sp = Spawn {
-        command,
-        args,
-        env: full_env,
-        cwd: own_cwd.as_deref().unwrap_or(cwd),
-    };
+) -> Result<(Conn, Vec<McpTool>), String> {
     let t0 = std::time::Instant::now();
-    let c = Client::start(&sp, timeout, &Cancel::new())?;
+    let c = match &cfg.transport {
+        Transport::Http {
+            legacy_sse: true, ..
+        } => {
+            return Err(
+                "the legacy SSE transport (type \"sse\") is not supported; use a streamable HTTP endpoint (type \"http\") or stdio".into(),
+            )
+        }
+        Transport::Http { url, headers, .. } => {
+            Conn::Http(http::HttpClient::start(url, headers, timeout, &Cancel::new())?)
+        }
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd: own_cwd,
+        } => {
+            let mut full_env = crate::sandbox::env::tool_env_pairs();
+            for (k, v) in env {
+                full_env.retain(|(n, _)| n != k);
+                full_env.push((k.clone(), v.clone()));
+            }
+            let sp = Spawn {
+                command,
+                args,
+                env: full_env,
+                cwd: own_cwd.as_deref().unwrap_or(cwd),
+            };
+            Conn::Stdio(Client::start(&sp, timeout, &Cancel::new())?)
+        }
+    };
     let left = timeout
         .saturating_sub(t0.elapsed())
         .max(Duration::from_millis(500));
@@ -266,9 +280,7 @@ impl Mcp {
         let mut servers = lock(&self.servers);
         for s in servers.iter_mut() {
             let Some(c) = s.client.clone() else { continue };
-            if c.tools_changed
-                .swap(false, std::sync::atomic::Ordering::SeqCst)
-            {
+            if c.tools_changed() {
                 if let Ok(t) = list_tools(&c, &s.cfg.name, self.start_timeout) {
                     s.tools = t;
                 }
@@ -331,7 +343,7 @@ impl Mcp {
             }
             Err(RpcError::Timeout) => Err(format!(
                 "MCP tool {full} timed out after {} s (the call was cancelled)",
-                self.call_timeout.as_secs()
+                self.call_timeout.as_secs_f64()
             )),
             Err(RpcError::Cancelled) => Err(format!("MCP tool {full} was interrupted")),
             Err(e @ RpcError::Server { .. }) => Err(format!("MCP tool {full}: {e}")),
@@ -371,7 +383,7 @@ impl Mcp {
     pub fn pids(&self) -> Vec<(String, u32)> {
         lock(&self.servers)
             .iter()
-            .filter_map(|s| s.client.as_ref().map(|c| (s.cfg.name.clone(), c.pid())))
+            .filter_map(|s| Some((s.cfg.name.clone(), s.client.as_ref()?.pid()?)))
             .collect()
     }
 

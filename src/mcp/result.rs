@@ -1,5 +1,6 @@
 //! A `tools/call` result as the agent's tool result: text parts joined, the other content
-//! kinds named in a placeholder line (tool results are text in this conversation format),
+//! kinds named in a placeholder line (`[image: image/png, 1234 bytes]`: tool results are text
+//! in this conversation format, so the model hears that an image came, not its pixels),
 //! `isError` kept, structured content kept for the event.
 use serde_json::Value;
 
@@ -25,7 +26,7 @@ pub fn convert(result: &Value) -> CallOutput {
             match s("type") {
                 "text" => parts.push(s("text").to_string()),
                 "image" | "audio" => parts.push(format!(
-                    "[{} {}, {} bytes: not shown to the model (tool results carry text only)]",
+                    "[{}: {}, {} bytes]",
                     s("type"),
                     s("mimeType"),
                     b64_len(s("data"))
@@ -78,10 +79,7 @@ mod tests {
             {"type": "image", "mimeType": "image/png", "data": "AAAA"},
             {"type": "text", "text": "b"}
         ]}));
-        assert_eq!(
-            r.text,
-            "a\n[image image/png, 3 bytes: not shown to the model (tool results carry text only)]\nb"
-        );
+        assert_eq!(r.text, "a\n[image: image/png, 3 bytes]\nb");
         assert!(!r.is_error);
         let e = convert(&json!({"content": [{"type": "text", "text": "bad"}], "isError": true}));
         assert!(e.is_error);

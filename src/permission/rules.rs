@@ -39,7 +39,11 @@ impl Rule {
             }
             None => (t, None),
         };
-        if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if tool.is_empty()
+            || !tool
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
             return Err(format!(
                 "bad permission rule {t:?}: expected Tool or Tool(pattern)"
             ));

@@ -107,6 +107,7 @@ fn rules_deny_wins_and_prefixes_match_at_word_boundaries() {
         (Ask, "Bash(npm publish)"),
         (Allow, "Bash(npm *)"),
         (Allow, "mcp__docs"),
+        (Deny, "mcp__my-server__rm"),
     ]);
     let table: Vec<(PermMode, Facts, &str)> = vec![
         (Default, bash("git push origin main", false), "allow"),
@@ -139,6 +140,14 @@ fn rules_deny_wins_and_prefixes_match_at_word_boundaries() {
                 ..Facts::default()
             },
             "ask",
+        ),
+        (
+            Bypass,
+            Facts {
+                tool: "mcp__my-server__rm".into(),
+                ..Facts::default()
+            },
+            "deny",
         ),
         (Plan, bash("git push origin", false), "allow"),
     ];
