@@ -15,7 +15,11 @@ pub fn cmd_compact(o: &Opts) -> Result {
     let session = opened.session;
     let cwd = crate::session::paths::physical_cwd()?;
     let rec = Recorder::new(session.clone(), events.clone(), &cfg);
-    let ctx = AgentCtx::new(session.clone(), cfg, cwd, rec);
+    let mut ctx = AgentCtx::new(session.clone(), cfg, cwd, rec);
+    // The project's hooks (PreCompact) apply as in `/compact`; MCP servers are only read, a
+    // compaction starts none.
+    let ext = crate::agent::extensions::Extensions::load(&ctx, &|w| ctx.out.warn(w));
+    ctx.ext = ext;
     let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, ctx.cancel.flag());
     let out = crate::agent::compact::compact(&ctx, &ctx.prompt(), "manual", true);
     session.cleanup_runtime();

@@ -145,6 +145,29 @@ fn every_event_reaches_a_bash_and_a_python_hook() {
             .unwrap()
             .contains("waiting"));
     }
+    // `bash-agent compact` runs the project's PreCompact hooks too.
+    let before = logged(&env, "hooks-bash.jsonl").len();
+    expect_code(&run_with_key(&env, &mock, &["--session", "i", "three"]), 0);
+    let out = env
+        .cmd()
+        .args([
+            "compact",
+            "--session",
+            "i",
+            "--base-url",
+            &mock.base("claude"),
+        ])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap();
+    expect_code(&out, 0);
+    let after = logged(&env, "hooks-bash.jsonl");
+    assert!(
+        after[before..]
+            .iter()
+            .any(|l| l["hook_event_name"] == "PreCompact" && l["trigger"] == "manual"),
+        "no PreCompact from `bash-agent compact`"
+    );
     let leaked = crate::support::checks::files_containing(env.dir.path(), KEY.as_bytes());
     assert!(leaked.is_empty(), "the key reached {leaked:?}");
 }
