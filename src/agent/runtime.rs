@@ -52,7 +52,7 @@ fn turn(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     ctx.turn.fetch_add(1, Ordering::SeqCst);
     ctx.out.title(&ctx.session.stats(), true);
     let end = turn::run(ctx, input, kind);
-    ctx.spinner.stop();
+    ctx.spinner.end_turn();
     ctx.end_turn();
     ctx.running.store(false, Ordering::SeqCst);
     // Idle, unless sub-agents or background tasks still run.

@@ -180,6 +180,8 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let notify = crate::ipc::notify::spawn_reader(&session, events.clone(), input.writer())?;
     let human = cfg.output == OutputFormat::Human && mode != Mode::SubAgent;
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    // A terminal that cannot move the cursor: no markdown styles, no animated status line.
+    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
     let running = Arc::new(AtomicBool::new(false));
     let (display, editor) = if human {
         let (d, e) = human_display(
@@ -189,6 +191,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
             running.clone(),
             cancel.clone(),
             ask_slot.clone(),
+            color && !dumb && !o.no_markdown,
         )?;
         (Some(d), e)
     } else {
@@ -223,9 +226,13 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
         .filter(|e| e.is_tty())
         .map(|_| ask_slot.clone());
     ctx.permission = crate::permission::Gate::new(perm_mode, perm_rules, slot);
-    ctx.spinner = crate::agent::spinner::Spinner::new(
-        human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
-    );
+    ctx.spinner = match editor.as_ref().filter(|e| e.is_tty()) {
+        // Interactive: the status line under the transcript.
+        Some(ed) => crate::agent::spinner::Spinner::live(ed.live_printer(), color && !dumb),
+        None => crate::agent::spinner::Spinner::new(
+            human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
+        ),
+    };
     // Extensions: MCP servers and hooks of this project; SessionStart/SessionEnd around the loop.
     let ext = crate::agent::extensions::Extensions::load(&ctx, &|w| ctx.out.warn(w));
     ctx.ext = ext;
@@ -304,9 +311,13 @@ fn human_display(
     running: Arc<AtomicBool>,
     cancel: Cancel,
     ask: crate::permission::AskSlot,
+    markdown: bool,
 ) -> anyhow::Result<(Mutex<DisplaySink>, Option<crate::agent::editor::Editor>)> {
     let interactive = mode == Mode::Interactive;
     let mut display = Display::new(interactive, color);
+    if markdown {
+        display.enable_markdown();
+    }
     if !interactive {
         let sink = DisplaySink {
             display,

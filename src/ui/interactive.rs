@@ -3,20 +3,24 @@
 //! (USER_NOTIFY), while the runtime prints through [`Interactive::printer`].
 //!
 //! On a terminal it is rustyline (emacs keys, history, Ctrl+R, bracketed paste kept as
-//! one input, Ctrl+O inject, Ctrl+V image paste). The prompt stays at the bottom; lines
-//! typed while a turn runs are sent at once and the runtime runs them in order. Ctrl+C
-//! interrupts a running turn; at an idle prompt a second Ctrl+C in a row ends the
-//! session. Without a terminal, stdin is read one input per line until EOF.
+//! one input, Ctrl+O inject, Ctrl+V image paste; a newline with `\`+Enter, Alt+Enter or
+//! Ctrl+J). The prompt stays at the bottom; lines typed while a turn runs are sent at once
+//! and the runtime runs them in order. Esc or Ctrl+C interrupts a running turn; at an idle
+//! prompt a second Ctrl+C in a row ends the session. The prompt row a line read leaves
+//! behind is erased and the submitted line printed again through the printer, so the
+//! transcript never keeps a stale `> ` row. Without a terminal, stdin is read one input
+//! per line until EOF.
 use crate::ipc::fifo::FifoWriter;
 use crate::ipc::resp::Frame;
 use crate::session::Session;
 use crate::ui::editor_keys::{
-    self, classify, EditorHelper, ImagePasteHandler, InjectHandler, Submit,
+    self, classify, BackslashEnter, EditorHelper, EscHandler, ImagePasteHandler, InjectHandler,
+    Submit,
 };
 use crate::ui::printer::{self, Printer};
 use crate::util::cancel::Cancel;
 use rustyline::error::ReadlineError;
-use rustyline::{Config, EditMode, Editor, EventHandler, KeyEvent};
+use rustyline::{Cmd, Config, EditMode, Editor, EventHandler, KeyCode, KeyEvent, Modifiers};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,10 +78,12 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
     let color = std::env::var_os("NO_COLOR").is_none();
     let images_dir = session.images();
     let (tx, rx) = mpsc::channel::<Option<Box<dyn printer::Sink>>>();
+    let printer = Printer::new(None, printer::term_cols());
+    let p2 = printer.clone();
     let thread = std::thread::Builder::new()
         .name("line-editor".into())
         .spawn(move || {
-            let mut rl = match build_editor(color, hooks.notify_fifo.clone(), images_dir) {
+            let mut rl = match build_editor(color, &hooks, images_dir) {
                 Ok(rl) => rl,
                 Err(e) => {
                     let _ = tx.send(None);
@@ -93,12 +99,14 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
                 Err(_) => None,
             };
             let _ = tx.send(sink);
-            editor_loop(&mut rl, &writer, &hooks);
+            editor_loop(&mut rl, &writer, &hooks, &p2, color);
         })?;
-    let sink = rx.recv().ok().flatten();
+    if let Some(sink) = rx.recv().ok().flatten() {
+        printer.attach(sink);
+    }
     Ok(Interactive {
         thread: Some(thread),
-        printer: Printer::new(sink, printer::term_cols()),
+        printer,
         saved_termios,
         tty,
     })
@@ -106,7 +114,12 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
 
 type Rl = Editor<EditorHelper, rustyline::history::DefaultHistory>;
 
-fn build_editor(color: bool, notify_fifo: PathBuf, images_dir: PathBuf) -> rustyline::Result<Rl> {
+fn build_editor(
+    color: bool,
+    hooks: &InteractiveHooks,
+    images_dir: PathBuf,
+) -> rustyline::Result<Rl> {
+    let notify_fifo = hooks.notify_fifo.clone();
     let config = Config::builder()
         .edit_mode(EditMode::Emacs)
         .auto_add_history(false)
@@ -123,6 +136,28 @@ fn build_editor(color: bool, notify_fifo: PathBuf, images_dir: PathBuf) -> rusty
         KeyEvent::ctrl('V'),
         EventHandler::Conditional(Box::new(ImagePasteHandler { images_dir })),
     );
+    // Newlines in the prompt: Alt+Enter, Ctrl+J, and `\` at the end then Enter.
+    rl.bind_sequence(KeyEvent(KeyCode::Enter, Modifiers::ALT), Cmd::Newline);
+    rl.bind_sequence(KeyEvent::ctrl('J'), Cmd::Newline);
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Enter, Modifiers::NONE),
+        EventHandler::Conditional(Box::new(BackslashEnter)),
+    );
+    // Esc interrupts a running turn. An Esc and a Ctrl+C read together arrive as
+    // Ctrl+Alt+C: both keys count, so the Ctrl+C is never swallowed.
+    let esc = |then_interrupt| EscHandler {
+        running: hooks.running.clone(),
+        cancel: hooks.cancel.clone(),
+        then_interrupt,
+    };
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Esc, Modifiers::NONE),
+        EventHandler::Conditional(Box::new(esc(false))),
+    );
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Char('C'), Modifiers::CTRL_ALT),
+        EventHandler::Conditional(Box::new(esc(true))),
+    );
     for entry in editor_keys::load_history(&editor_keys::history_path(), editor_keys::HISTORY_LOAD)
     {
         let _ = rl.add_history_entry(entry);
@@ -130,12 +165,49 @@ fn build_editor(color: bool, notify_fifo: PathBuf, images_dir: PathBuf) -> rusty
     Ok(rl)
 }
 
-fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
+/// Rows the prompt and `line` took on a terminal `cols` wide.
+fn prompt_rows(line: &str, cols: usize) -> usize {
+    let cols = cols.max(1);
+    line.split('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            let w = printer::width(l) + if i == 0 { editor_keys::PROMPT.len() } else { 0 };
+            w.max(1).div_ceil(cols)
+        })
+        .sum()
+}
+
+/// The transcript copy of a submitted line: the prompt glyph, continuation lines indented.
+fn echo(line: &str, color: bool) -> String {
+    let body = line.replace('\n', "\n  ");
+    if color {
+        format!("\x1b[32m>\x1b[0m {body}")
+    } else {
+        format!("> {body}")
+    }
+}
+
+fn editor_loop(
+    rl: &mut Rl,
+    writer: &FifoWriter,
+    hooks: &InteractiveHooks,
+    printer: &Printer,
+    color: bool,
+) {
     let history = editor_keys::history_path();
     // A Ctrl+C at an idle prompt arms the exit; the next one (in a row) exits.
     let mut armed = false;
     loop {
-        match rl.readline(editor_keys::PROMPT) {
+        let read = rl.readline(editor_keys::PROMPT);
+        let cols = printer::term_cols();
+        match &read {
+            Ok(line) if !line.trim().is_empty() => {
+                printer.prompt_left(prompt_rows(line, cols), Some(echo(line, color)))
+            }
+            Ok(line) => printer.prompt_left(prompt_rows(line, cols), None),
+            Err(_) => printer.prompt_left(1, None),
+        }
+        match read {
             Ok(line) => {
                 armed = false;
                 // A waiting permission question takes the line (a blank one keeps it waiting).
@@ -170,7 +242,8 @@ fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
                     return;
                 } else {
                     armed = true;
-                    let _ = writeln!(std::io::stdout(), "(Press Ctrl+C again to exit)");
+                    let mut p = printer.clone();
+                    let _ = p.write_all(b"(Press Ctrl+C again to exit)\n");
                 }
             }
             Err(ReadlineError::Eof) => {
@@ -216,6 +289,11 @@ impl Interactive {
     /// The writer for all display output while the editor runs (stdout and errors).
     pub fn printer(&self) -> Box<dyn Write + Send> {
         Box::new(self.printer.clone())
+    }
+
+    /// The printer itself (its live region carries the status line).
+    pub fn live_printer(&self) -> Printer {
+        self.printer.clone()
     }
 
     /// Whether the editor runs on a terminal (rustyline) rather than plain stdin.
