@@ -179,9 +179,10 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let input = InputChannel::open(&session)?;
     let notify = crate::ipc::notify::spawn_reader(&session, events.clone(), input.writer())?;
     let human = cfg.output == OutputFormat::Human && mode != Mode::SubAgent;
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    // A terminal that cannot move the cursor: no markdown styles, no animated status line.
+    // A dumb terminal (TERM=dumb) has no colours and cannot move the cursor: raw text, no
+    // animated status line.
     let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() && !dumb;
     let running = Arc::new(AtomicBool::new(false));
     let (display, editor) = if human {
         let (d, e) = human_display(
@@ -191,7 +192,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
             running.clone(),
             cancel.clone(),
             ask_slot.clone(),
-            color && !dumb && !o.no_markdown,
+            color && !o.no_markdown,
         )?;
         (Some(d), e)
     } else {
@@ -228,7 +229,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     ctx.permission = crate::permission::Gate::new(perm_mode, perm_rules, slot);
     ctx.spinner = match editor.as_ref().filter(|e| e.is_tty()) {
         // Interactive: the status line under the transcript.
-        Some(ed) => crate::agent::spinner::Spinner::live(ed.live_printer(), color && !dumb),
+        Some(ed) => crate::agent::spinner::Spinner::live(ed.live_printer(), color),
         None => crate::agent::spinner::Spinner::new(
             human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
         ),
@@ -331,6 +332,8 @@ fn human_display(
         crate::util::say::out("\n");
     }
     let ed = crate::agent::editor::Editor::start(session, running, cancel, ask)?;
+    let live = ed.live_printer();
+    display.set_preview(Box::new(move |line: &str| live.set_preview(line)));
     let sink = DisplaySink {
         display,
         out: ed.printer(),

@@ -6,8 +6,8 @@
 //! one input, Ctrl+O inject, Ctrl+V image paste; a newline with `\`+Enter, Alt+Enter or
 //! Ctrl+J). The prompt stays at the bottom; lines typed while a turn runs are sent at once
 //! and the runtime runs them in order. Esc or Ctrl+C interrupts a running turn; at an idle
-//! prompt a second Ctrl+C in a row ends the session. The prompt row a line read leaves
-//! behind is erased and the submitted line printed again through the printer, so the
+//! prompt a second Ctrl+C in a row ends the session. A line read ends with its prompt row
+//! erased (vendor patch) and the submitted line printed again through the printer, so the
 //! transcript never keeps a stale `> ` row. Without a terminal, stdin is read one input
 //! per line until EOF.
 use crate::ipc::fifo::FifoWriter;
@@ -75,7 +75,8 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
         });
     }
     let saved_termios = nix::sys::termios::tcgetattr(std::io::stdin()).ok();
-    let color = std::env::var_os("NO_COLOR").is_none();
+    let color = std::env::var_os("NO_COLOR").is_none()
+        && std::env::var("TERM").map_or(true, |t| t != "dumb");
     let images_dir = session.images();
     let (tx, rx) = mpsc::channel::<Option<Box<dyn printer::Sink>>>();
     let printer = Printer::new(None, printer::term_cols());
@@ -124,9 +125,13 @@ fn build_editor(
         .edit_mode(EditMode::Emacs)
         .auto_add_history(false)
         .bracketed_paste(true)
+        // A lone Esc is a key of its own (it interrupts a turn), not a Meta prefix that
+        // waits for the next key: a terminal sends a sequence's bytes together.
+        .keyseq_timeout(Some(25))
         .max_history_size(editor_keys::HISTORY_LOAD * 2)?
         .build();
     let mut rl: Rl = Editor::with_config(config)?;
+    rl.set_clear_prompt_on_exit(true);
     rl.set_helper(Some(EditorHelper { color }));
     rl.bind_sequence(
         KeyEvent::ctrl('O'),
@@ -165,18 +170,6 @@ fn build_editor(
     Ok(rl)
 }
 
-/// Rows the prompt and `line` took on a terminal `cols` wide.
-fn prompt_rows(line: &str, cols: usize) -> usize {
-    let cols = cols.max(1);
-    line.split('\n')
-        .enumerate()
-        .map(|(i, l)| {
-            let w = printer::width(l) + if i == 0 { editor_keys::PROMPT.len() } else { 0 };
-            w.max(1).div_ceil(cols)
-        })
-        .sum()
-}
-
 /// The transcript copy of a submitted line: the prompt glyph, continuation lines indented.
 fn echo(line: &str, color: bool) -> String {
     let body = line.replace('\n', "\n  ");
@@ -199,13 +192,11 @@ fn editor_loop(
     let mut armed = false;
     loop {
         let read = rl.readline(editor_keys::PROMPT);
-        let cols = printer::term_cols();
-        match &read {
-            Ok(line) if !line.trim().is_empty() => {
-                printer.prompt_left(prompt_rows(line, cols), Some(echo(line, color)))
+        // The editor erased its prompt row; a submitted line is kept as a transcript line.
+        if let Ok(line) = &read {
+            if !line.trim().is_empty() && printer.has_sink() {
+                printer.echo(echo(line, color));
             }
-            Ok(line) => printer.prompt_left(prompt_rows(line, cols), None),
-            Err(_) => printer.prompt_left(1, None),
         }
         match read {
             Ok(line) => {

@@ -77,6 +77,15 @@ impl Markdown {
         out
     }
 
+    /// The pending partial line as it would render now (shown until it is complete).
+    pub fn preview(&self) -> String {
+        match &self.block {
+            Block::Text if !self.partial.is_empty() => inline_line(&self.partial),
+            Block::Fence(_) if !self.partial.is_empty() => format!("{CODE}{}{RESET}", self.partial),
+            _ => String::new(),
+        }
+    }
+
     /// The answer ended: an unclosed code block ends with it.
     pub fn reset(&mut self) {
         self.partial.clear();
@@ -88,9 +97,7 @@ impl Markdown {
         match &mut self.block {
             Block::Fence(marker) => {
                 let closes = t.starts_with(marker.as_str())
-                    && t.trim_end()
-                        .chars()
-                        .all(|c| Some(c) == marker.chars().next());
+                    && t.trim_end().chars().all(|c| marker.starts_with(c));
                 if closes {
                     self.block = Block::Text;
                     out.push_str(&format!("{DIM}{line}{RESET}\n"));

@@ -9,7 +9,9 @@
 //! to stdout.
 //!
 //! Between the transcript and the prompt sits the *live region* ([`Printer::set_live`]):
-//! the status line of a running turn and the last lines of a running tool. Every message
+//! the line being streamed (the held partial line, or the markdown renderer's pending line
+//! from [`Printer::set_preview`]; soft-wrapped, its rows counted), the last lines of a
+//! running tool and the status line of a running turn. Every message
 //! first erases it (cursor up over its rows, clear to the end of the screen), prints the
 //! transcript lines, and draws it again, so it never mixes into the transcript; setting
 //! it empty removes it, rows and all.
@@ -38,6 +40,43 @@ struct Inner {
     /// Display widths of the live lines now on screen (their rows are recounted with the
     /// current width when erased: a terminal reflows them on a resize).
     shown: Vec<usize>,
+    /// The pending line another layer holds back (markdown), shown like a partial line.
+    preview: String,
+    last_draw: Option<std::time::Instant>,
+}
+
+/// Rows a streamed line may take in the live region (longer ones show their end).
+const PREVIEW_ROWS: usize = 6;
+
+/// `text` made safe to draw in the live region (no controls but escapes, tabs as spaces,
+/// colours closed), at most `max` columns: the end of a longer one, after `…`.
+fn preview_text(text: &str, max: usize) -> String {
+    let clean: String = text
+        .chars()
+        .filter_map(|c| match c {
+            '\t' => Some(' '),
+            '\x1b' => Some(c),
+            c if (c as u32) < 0x20 || c == '\x7f' => None,
+            c => Some(c),
+        })
+        .collect();
+    let mut out = if width(&clean) <= max {
+        clean
+    } else {
+        let mut tail: Vec<char> = Vec::new();
+        let mut w = 1;
+        for c in clean.chars().rev() {
+            let cw = char_width(c);
+            if w + cw > max {
+                break;
+            }
+            w += cw;
+            tail.push(c);
+        }
+        std::iter::once('…').chain(tail.into_iter().rev()).collect()
+    };
+    out.push_str("\x1b[0m");
+    out
 }
 
 /// The display width of `s`, escape sequences skipped.
@@ -164,28 +203,73 @@ impl Inner {
         format!("\x1b[{rows}A\r\x1b[J").into_bytes()
     }
 
-    /// The live region's lines, each cut to fit one row, joined (no final newline: the
-    /// external printer adds it before the prompt).
+    /// Whether a live region is wanted (only above the line editor's prompt).
+    fn wants_live(&self) -> bool {
+        self.sink.is_some()
+            && (!self.live.is_empty() || !self.partial.is_empty() || !self.preview.is_empty())
+    }
+
+    /// The live region: the streamed line (wrapping), then the live lines cut to fit one
+    /// row each, joined (no final newline: the external printer adds it before the prompt).
     fn draw_live(&mut self) -> Vec<u8> {
-        let max = self.cols.saturating_sub(1).max(1);
-        let lines: Vec<String> = self.live.iter().map(|l| fit(l, max)).collect();
-        self.shown = lines.iter().map(|l| width(l)).collect();
-        lines.join("\n").into_bytes()
+        let cols = self.cols.max(1);
+        let max = cols.saturating_sub(1).max(1);
+        let mut rows: Vec<String> = Vec::new();
+        let streamed = if self.partial.is_empty() {
+            self.preview.clone()
+        } else {
+            String::from_utf8_lossy(&self.partial).into_owned()
+        };
+        if !streamed.is_empty() {
+            let reopen = String::from_utf8_lossy(&self.sgr).into_owned();
+            rows.push(preview_text(
+                &format!("{reopen}{streamed}"),
+                PREVIEW_ROWS * cols - 1,
+            ));
+        }
+        rows.extend(self.live.iter().map(|l| fit(l, max)));
+        self.shown = rows.iter().map(|l| width(l)).collect();
+        self.last_draw = Some(std::time::Instant::now());
+        rows.join("\n").into_bytes()
     }
 
     fn send(&mut self, chunk: &[u8]) -> io::Result<()> {
         let reopen = std::mem::take(&mut self.sgr);
         self.sgr = last_sgr(chunk, &reopen);
-        let live = self.sink.is_some() && (!self.live.is_empty() || !self.shown.is_empty());
-        let mut msg = if live { self.erase_live() } else { Vec::new() };
+        let mut msg = if self.sink.is_some() {
+            self.erase_live()
+        } else {
+            Vec::new()
+        };
         msg.extend_from_slice(&reopen);
         msg.extend_from_slice(chunk);
         if !self.sgr.is_empty() {
             msg.extend_from_slice(b"\x1b[0m");
         }
-        if live && !self.live.is_empty() {
+        if self.wants_live() {
             let l = self.draw_live();
             msg.extend_from_slice(&l);
+        }
+        self.emit(msg)
+    }
+
+    /// Draw the live region again (or remove it when nothing is wanted any more).
+    fn redraw(&mut self) -> io::Result<()> {
+        if self.sink.is_none() {
+            return Ok(());
+        }
+        self.cols = term_cols();
+        let had = !self.shown.is_empty();
+        let mut msg = self.erase_live();
+        if self.wants_live() {
+            let l = self.draw_live();
+            msg.extend_from_slice(&l);
+        } else if had {
+            // The printer ends the message with a newline: step up one row more so the
+            // prompt comes back where the live region started.
+            msg.extend_from_slice(b"\x1b[1A");
+        } else {
+            return Ok(());
         }
         self.emit(msg)
     }
@@ -206,6 +290,14 @@ impl Inner {
             let rest = self.partial.split_off(nl + 1);
             let lines = std::mem::replace(&mut self.partial, rest);
             self.send(&lines)?;
+        } else if !self.partial.is_empty() && self.sink.is_some() {
+            // The streamed line grows: show it in the live region, a few times a second.
+            let due = self
+                .last_draw
+                .is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(50));
+            if due {
+                self.redraw()?;
+            }
         }
         Ok(())
     }
@@ -221,6 +313,8 @@ impl Printer {
             cols,
             live: Vec::new(),
             shown: Vec::new(),
+            preview: String::new(),
+            last_draw: None,
         })))
     }
 
@@ -263,43 +357,26 @@ impl Printer {
     /// at once, and after every message until changed.
     pub fn set_live(&self, lines: Vec<String>) {
         let mut g = self.lock();
-        if g.sink.is_none() || (lines.is_empty() && g.shown.is_empty()) {
-            g.live = lines;
-            return;
-        }
-        g.cols = term_cols();
         g.live = lines;
-        let mut msg = g.erase_live();
-        if g.live.is_empty() {
-            // The printer ends the message with a newline: step up one row more so the
-            // prompt comes back where the live region started.
-            msg.extend_from_slice(b"\x1b[1A");
-        } else {
-            let l = g.draw_live();
-            msg.extend_from_slice(&l);
-        }
-        let _ = g.emit(msg);
+        let _ = g.redraw();
     }
 
-    /// The line editor returned a line (or Ctrl+C/Ctrl+D): the prompt row it leaves in
-    /// the transcript is erased, and a submitted `echo` is printed again as a transcript
-    /// line above the live region (so a stale `> ` row never sits inside the answer).
-    /// `rows`: the rows the prompt and its line took. Called by the editor thread between
-    /// two line reads, when the cursor stands on the row below them.
-    pub fn prompt_left(&self, rows: usize, echo: Option<String>) {
+    /// The line another layer holds back until it is complete (drawn with the live region
+    /// at its next redraw; empty: none).
+    pub fn set_preview(&self, text: &str) {
         let mut g = self.lock();
-        if g.sink.is_none() {
-            return;
+        if g.preview != text {
+            g.preview = text.to_string();
         }
-        let mut out = io::stdout().lock();
-        let _ = write!(out, "\x1b[{}A\r\x1b[J", rows.max(1));
-        let _ = out.flush();
-        drop(out);
-        if let Some(e) = echo {
-            let mut line = e.into_bytes();
-            line.push(b'\n');
-            let _ = g.send(&line);
-        }
+    }
+
+    /// The line editor returned a line: print it again as a transcript line (the editor
+    /// erased its prompt row), above the live region.
+    pub fn echo(&self, line: String) {
+        let mut g = self.lock();
+        let mut line = line.into_bytes();
+        line.push(b'\n');
+        let _ = g.send(&line);
     }
 }
 

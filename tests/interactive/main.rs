@@ -9,3 +9,4 @@ mod support;
 mod interactive_e2e;
 mod interactive_permissions;
 mod interactive_pty;
+mod interactive_render;

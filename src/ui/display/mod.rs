@@ -26,7 +26,12 @@ pub struct Display {
     last_char: u8,
     prev_thinking: bool,
     md: Option<crate::ui::markdown::Markdown>,
+    /// Shown the markdown renderer's pending line (interactive: the printer's live region).
+    preview: Option<Preview>,
 }
+
+/// Where a pending (not yet complete) line is shown meanwhile.
+pub type Preview = Box<dyn Fn(&str) + Send>;
 
 /// Tool results longer than this many lines are collapsed in interactive mode.
 const COLLAPSE_OVER: usize = 8;
@@ -132,7 +137,13 @@ impl Display {
             last_char: b'\n',
             prev_thinking: false,
             md: None,
+            preview: None,
         }
+    }
+
+    /// Where the line markdown holds back until it is complete is shown meanwhile.
+    pub fn set_preview(&mut self, f: Preview) {
+        self.preview = Some(f);
     }
 
     /// Render TEXT as markdown (a colour terminal without `--no-markdown`).
@@ -144,6 +155,9 @@ impl Display {
     fn flush_markdown(&mut self, out: &mut dyn Write) {
         if let Some(md) = self.md.as_mut() {
             let s = md.flush();
+            if let Some(f) = &self.preview {
+                f("");
+            }
             if !s.is_empty() {
                 self.put(out, s.as_bytes());
             }
@@ -217,6 +231,9 @@ impl Display {
                 match self.md.as_mut() {
                     Some(md) => {
                         let s = md.push(&String::from_utf8_lossy(t));
+                        if let Some(f) = &self.preview {
+                            f(&md.preview());
+                        }
                         self.put(out, s.as_bytes());
                     }
                     None => self.put(out, t),
