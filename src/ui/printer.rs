@@ -419,31 +419,44 @@ mod tests {
         (Printer::new(Some(Box::new(Rec(log.clone()))), cols), log)
     }
 
+    /// The transcript the messages leave: each one's live-region erase and redraw dropped.
+    fn transcript(log: &Arc<Mutex<Vec<String>>>) -> String {
+        let mut t = String::new();
+        for m in log.lock().expect("l").iter() {
+            let m = match m.find("\r\x1b[J") {
+                Some(i) if m.starts_with("\x1b[") => &m[i + 4..],
+                _ => m.as_str(),
+            };
+            if let Some(nl) = m.rfind('\n') {
+                t.push_str(&m[..=nl]);
+            }
+        }
+        t
+    }
+
     #[test]
     fn whole_lines_only() {
         let (mut p, log) = printer(80);
         p.write_all(b"Hel").expect("w");
+        // The partial line shows in the live region, not in the transcript.
+        assert_eq!(*log.lock().expect("l"), vec!["Hel\x1b[0m".to_string()]);
         p.write_all(b"lo\nwor").expect("w");
-        assert_eq!(*log.lock().expect("l"), vec!["Hello\n".to_string()]);
+        assert_eq!(transcript(&log), "Hello\n");
         p.write_all(b"ld\n").expect("w");
         p.write_all(b"tail").expect("w");
         p.flush_partial();
-        assert_eq!(
-            *log.lock().expect("l"),
-            vec!["Hello\n", "world\n", "tail\n"]
-        );
+        assert_eq!(transcript(&log), "Hello\nworld\ntail\n");
     }
 
     #[test]
     fn long_lines_are_held_whole_and_colours_reopened() {
         let (mut p, log) = printer(4);
         p.write_all(b"\x1b[90mabcdefghij").expect("w");
-        assert!(log.lock().expect("l").is_empty());
+        assert_eq!(transcript(&log), "");
         p.write_all(b"\x1b[0m\nnext\n").expect("w");
-        assert_eq!(
-            log.lock().expect("l")[0],
-            "\x1b[90mabcdefghij\x1b[0m\nnext\n"
-        );
+        assert_eq!(transcript(&log), "\x1b[90mabcdefghij\x1b[0m\nnext\n");
+        assert_eq!(preview_text("a\tb\x07c", 10), "a bc\x1b[0m");
+        assert_eq!(preview_text("abcdef", 4), "…def\x1b[0m");
     }
 
     #[test]
