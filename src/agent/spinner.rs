@@ -58,19 +58,25 @@ impl Progress {
         self.tokens + self.bytes.div_ceil(4)
     }
 
-    fn status(&self, frame: usize, color: bool) -> Vec<String> {
+    /// The live lines: the tool's last output lines, then the status line. `asking`: a
+    /// permission question waits for the person (its answer is what the turn waits for).
+    fn status(&self, frame: usize, color: bool, asking: bool) -> Vec<String> {
         let Some(phase) = &self.phase else {
             return Vec::new();
         };
         let secs = self.t0.map(|t| t.elapsed().as_secs()).unwrap_or(0);
-        let text = format!(
-            "{} {}… ({secs}s · ↓ {} tokens · esc to interrupt)",
-            FRAMES[frame % FRAMES.len()],
-            phase.label(),
-            self.tokens()
-        );
+        let text = if asking {
+            format!("? waiting for your answer ({secs}s)")
+        } else {
+            format!(
+                "{} {}… ({secs}s · ↓ {} tokens · esc to interrupt)",
+                FRAMES[frame % FRAMES.len()],
+                phase.label(),
+                self.tokens()
+            )
+        };
         let mut lines: Vec<String> = Vec::new();
-        if matches!(phase, Phase::Tool(_)) {
+        if matches!(phase, Phase::Tool(_)) && !asking {
             let mut tail: Vec<&String> = self.tail.iter().collect();
             if !self.partial.is_empty() {
                 tail.push(&self.partial);
@@ -124,6 +130,7 @@ enum Kind {
     Live {
         printer: Printer,
         animate: bool,
+        ask: crate::permission::AskSlot,
     },
 }
 
@@ -145,8 +152,13 @@ impl Spinner {
 
     /// The interactive status line through the line editor's printer. `animate`: colours
     /// on and a terminal that moves the cursor (not NO_COLOR, not TERM=dumb).
-    pub fn live(printer: Printer, animate: bool) -> Spinner {
-        Spinner::with(Kind::Live { printer, animate })
+    /// `ask`: the permission question slot (while it waits, the status says so).
+    pub fn live(printer: Printer, animate: bool, ask: crate::permission::AskSlot) -> Spinner {
+        Spinner::with(Kind::Live {
+            printer,
+            animate,
+            ask,
+        })
     }
 
     fn with(kind: Kind) -> Spinner {
@@ -182,6 +194,7 @@ impl Spinner {
         if let Kind::Live {
             printer,
             animate: true,
+            ..
         } = &self.kind
         {
             printer.set_live(Vec::new());
@@ -233,7 +246,12 @@ impl Spinner {
     }
 
     fn set_phase(&self, phase: Phase) {
-        let Kind::Live { printer, animate } = &self.kind else {
+        let Kind::Live {
+            printer,
+            animate,
+            ask,
+        } = &self.kind
+        else {
             return;
         };
         let changed = {
@@ -253,12 +271,12 @@ impl Spinner {
             return;
         }
         if changed {
-            printer.set_live(lock(&self.progress).status(0, true));
+            printer.set_live(lock(&self.progress).status(0, true, ask.pending()));
         }
-        self.start_live_thread(printer.clone());
+        self.start_live_thread(printer.clone(), ask.clone());
     }
 
-    fn start_live_thread(&self, printer: Printer) {
+    fn start_live_thread(&self, printer: Printer, ask: crate::permission::AskSlot) {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if st.is_some() {
             return;
@@ -274,7 +292,7 @@ impl Spinner {
                     break;
                 }
                 i += 1;
-                let lines = lock(&progress).status(i, true);
+                let lines = lock(&progress).status(i, true, ask.pending());
                 printer.set_live(lines);
             }
         });
@@ -329,10 +347,11 @@ mod tests {
             ..Default::default()
         };
         p.tool_output(b"one\ntwo\nthree\nfour\nfive\nsix\r\nhalf");
-        let lines = p.status(0, false);
+        let lines = p.status(0, false, false);
         assert_eq!(lines.len(), TAIL_LINES + 1);
         assert_eq!(lines[0], "  four");
         assert_eq!(lines[3], "  half");
         assert!(lines[4].contains("running Bash(make)… (0s · ↓ 3 tokens · esc to interrupt)"));
+        assert_eq!(p.status(0, false, true), ["? waiting for your answer (0s)"]);
     }
 }

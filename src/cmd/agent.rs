@@ -229,7 +229,9 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     ctx.permission = crate::permission::Gate::new(perm_mode, perm_rules, slot);
     ctx.spinner = match editor.as_ref().filter(|e| e.is_tty()) {
         // Interactive: the status line under the transcript.
-        Some(ed) => crate::agent::spinner::Spinner::live(ed.live_printer(), color),
+        Some(ed) => {
+            crate::agent::spinner::Spinner::live(ed.live_printer(), color, ask_slot.clone())
+        }
         None => crate::agent::spinner::Spinner::new(
             human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
         ),
