@@ -318,6 +318,7 @@ fn human_display(
 ) -> anyhow::Result<(Mutex<DisplaySink>, Option<crate::agent::editor::Editor>)> {
     let interactive = mode == Mode::Interactive;
     let mut display = Display::new(interactive, color);
+    display.collapse = interactive;
     if markdown {
         display.enable_markdown();
     }

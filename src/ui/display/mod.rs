@@ -3,8 +3,9 @@
 //! Tracks the last printed byte (initially `\n`) and whether the previous frame was
 //! THINKING. Colours are emitted only when `color` is true (the caller decides from
 //! TTY/NO_COLOR); `interactive` adds `\r ESC[K` before TEXT/THINKING/TOOL_CALL at a line
-//! start (it erases a `> ` prompt) and collapses a long tool result to its first and last
-//! lines and `… N lines` (the full output stays in events.jsonl). With markdown on
+//! start (it erases a `> ` prompt); `collapse` (the interactive agent) cuts a long tool
+//! result to its first and last lines and `… N lines` (the full output stays in
+//! events.jsonl). With markdown on
 //! ([`Display::enable_markdown`]), TEXT is rendered per completed line (`ui::markdown`).
 //! ERROR goes to `err`, everything else to `out`.
 //! Write errors are ignored: a closed terminal must not stop the agent.
@@ -23,6 +24,8 @@ const RESET: &str = "\x1b[0m";
 pub struct Display {
     pub interactive: bool,
     pub color: bool,
+    /// Collapse long tool results (the interactive agent; `--replay` shows them whole).
+    pub collapse: bool,
     last_char: u8,
     prev_thinking: bool,
     md: Option<crate::ui::markdown::Markdown>,
@@ -134,6 +137,7 @@ impl Display {
         Display {
             interactive,
             color,
+            collapse: false,
             last_char: b'\n',
             prev_thinking: false,
             md: None,
@@ -328,7 +332,7 @@ impl Display {
         // The reference prints tool output verbatim; we drop title/OSC sequences always
         // and colours when colours are off.
         let mut body = strip_escapes(body, self.color);
-        if self.interactive {
+        if self.collapse {
             body = collapse(&body, self.color);
         }
         if was_thinking && self.last_char != b'\n' {
