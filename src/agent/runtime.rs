@@ -96,6 +96,9 @@ pub fn main_loop(
                 match input.rx.recv_timeout(Duration::from_millis(100)) {
                     Ok(m) => m,
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        // Interactive: the status line tells of children still running.
+                        ctx.spinner
+                            .idle(|| crate::ipc::counter::get(&ctx.session) as usize);
                         if sig.term.load(Ordering::SeqCst) {
                             break;
                         }

@@ -28,6 +28,8 @@ pub enum Phase {
     Thinking,
     Writing,
     Tool(String),
+    /// Between turns: this many sub-agents and background tasks still run.
+    Children(usize),
 }
 
 impl Phase {
@@ -37,6 +39,10 @@ impl Phase {
             Phase::Thinking => "thinking".into(),
             Phase::Writing => "writing".into(),
             Phase::Tool(t) => format!("running {}", crate::ui::display::cut_chars(t, 40, "…)")),
+            Phase::Children(n) => {
+                let s = if *n == 1 { "" } else { "s" };
+                format!("waiting for {n} sub-agent{s} or background task{s}")
+            }
         }
     }
 }
@@ -67,6 +73,12 @@ impl Progress {
         let secs = self.t0.map(|t| t.elapsed().as_secs()).unwrap_or(0);
         let text = if asking {
             format!("? waiting for your answer ({secs}s)")
+        } else if let Phase::Children(_) = phase {
+            format!(
+                "{} {}… ({secs}s)",
+                FRAMES[frame % FRAMES.len()],
+                phase.label()
+            )
         } else {
             format!(
                 "{} {}… ({secs}s · ↓ {} tokens · esc to interrupt)",
@@ -175,7 +187,15 @@ impl Spinner {
         match &self.kind {
             Kind::Off => {}
             Kind::Stderr => self.start_stderr(),
-            Kind::Live { .. } => self.set_phase(Phase::Waiting),
+            Kind::Live { .. } => {
+                // A turn starts while children run: its own clock, not theirs.
+                let mut p = lock(&self.progress);
+                if let Some(Phase::Children(_)) = p.phase {
+                    p.t0 = None;
+                }
+                drop(p);
+                self.set_phase(Phase::Waiting)
+            }
         }
     }
 
@@ -198,6 +218,26 @@ impl Spinner {
         } = &self.kind
         {
             printer.set_live(Vec::new());
+        }
+    }
+
+    /// Between turns (called by the main loop while it waits): `running` sub-agents and
+    /// background tasks still run; the status line says so until none is left.
+    pub fn idle(&self, running: impl FnOnce() -> usize) {
+        let Kind::Live { animate: true, .. } = self.kind else {
+            return;
+        };
+        let running = running();
+        let phase = lock(&self.progress).phase.clone();
+        match (phase, running) {
+            (None, 0) => {}
+            (Some(Phase::Children(_)), 0) => self.end_turn(),
+            (None, n) => {
+                lock(&self.progress).t0 = Some(Instant::now());
+                self.set_phase(Phase::Children(n));
+            }
+            (Some(Phase::Children(m)), n) if m != n => self.set_phase(Phase::Children(n)),
+            _ => {}
         }
     }
 
@@ -353,5 +393,10 @@ mod tests {
         assert_eq!(lines[3], "  half");
         assert!(lines[4].contains("running Bash(make)… (0s · ↓ 3 tokens · esc to interrupt)"));
         assert_eq!(p.status(0, false, true), ["? waiting for your answer (0s)"]);
+        p.phase = Some(Phase::Children(2));
+        assert_eq!(
+            p.status(0, false, false),
+            ["⠋ waiting for 2 sub-agents or background tasks… (0s)"]
+        );
     }
 }

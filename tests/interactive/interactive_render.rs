@@ -4,7 +4,8 @@
 //! markdown (and raw text with `--no-markdown` or NO_COLOR); soft-wrapped answers that a
 //! resize reflows; Ctrl+C and Esc mid-stream (`Interrupted.` on its own line, no stale prompt
 //! row); an Esc that never swallows the next Ctrl+C; newlines with `\`+Enter, Alt+Enter and
-//! Ctrl+J; plain progress lines under NO_COLOR and TERM=dumb.
+//! Ctrl+J; plain progress lines under NO_COLOR and TERM=dumb; the status line counting a
+//! background task between turns.
 use crate::support::tmux::{have_tmux, read_events, Run, Tmux};
 use crate::support::*;
 use serde_json::{json, Value};
@@ -322,4 +323,34 @@ fn no_color_and_dumb_terminals_get_plain_progress_lines() {
             .run(&["capture-pane", "-p", "-e", "-t", &term.run.name]);
         assert!(!esc.contains("\x1b[36m"), "{vars}: no colours: {esc:?}");
     }
+}
+
+#[test]
+fn status_line_counts_background_work_between_turns() {
+    if !have_tmux() {
+        return;
+    }
+    let term = Term::start(
+        json!([
+            {"when": "start a job", "tool_calls": [
+                {"name": "Bash", "id": "j1", "input": {"command": "sleep 3", "background": true}}]},
+            {"when": "Async task started", "text": "Started."},
+            {"repeat": true, "text": "Noted."}
+        ]),
+        COLOR,
+        "--permission-mode bypass",
+    );
+    term.send("start a job");
+    term.wait("the turn's end with the task still running", 20, |s| {
+        let lines: Vec<&str> = s.lines().collect();
+        s.contains("Started.")
+            && lines.len() > 2
+            && lines[lines.len() - 1] == ">"
+            && lines[lines.len() - 2].contains("waiting for 1 sub-agent or background task")
+    });
+    term.wait("the task's end", 30, |s| {
+        s.contains("completed (exit_code=0)")
+            && s.contains("Noted.")
+            && !s.contains("background task…")
+    });
 }
