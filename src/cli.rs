@@ -147,6 +147,9 @@ pub struct Opts {
     /// Deny commands TCP connect and bind (Landlock ABI 4 and later).
     #[arg(long, global = true)]
     pub no_network: bool,
+    /// Print answers as raw text, not rendered markdown (the default on a colour terminal).
+    #[arg(long, global = true)]
+    pub no_markdown: bool,
 
     /// (internal) run as a sub-agent reporting to this notify.fifo.
     #[arg(long, hide = true, value_name = "PATH")]

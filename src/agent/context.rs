@@ -92,6 +92,7 @@ impl AgentCtx {
         if let Err(m) = self.rec.event(&e) {
             self.out.warn(&m);
         }
+        self.spinner.event(&e);
         self.out.event(&e);
     }
 
@@ -208,5 +209,9 @@ impl ToolHost for AgentCtx {
         if !t.iter().any(|p| p == path) {
             t.push(path.to_path_buf());
         }
+    }
+
+    fn tool_output(&self, chunk: &[u8]) {
+        self.spinner.tool_output(chunk);
     }
 }

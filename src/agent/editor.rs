@@ -38,6 +38,11 @@ impl Editor {
         self.inner.printer()
     }
 
+    /// The printer whose live region shows the status line.
+    pub fn live_printer(&self) -> crate::ui::printer::Printer {
+        self.inner.live_printer()
+    }
+
     /// Whether the editor runs on a terminal (questions can be asked).
     pub fn is_tty(&self) -> bool {
         self.inner.is_tty()

@@ -52,7 +52,7 @@ fn turn(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     ctx.turn.fetch_add(1, Ordering::SeqCst);
     ctx.out.title(&ctx.session.stats(), true);
     let end = turn::run(ctx, input, kind);
-    ctx.spinner.stop();
+    ctx.spinner.end_turn();
     ctx.end_turn();
     ctx.running.store(false, Ordering::SeqCst);
     // Idle, unless sub-agents or background tasks still run.
@@ -96,6 +96,9 @@ pub fn main_loop(
                 match input.rx.recv_timeout(Duration::from_millis(100)) {
                     Ok(m) => m,
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        // Interactive: the status line tells of children still running.
+                        ctx.spinner
+                            .idle(|| crate::ipc::counter::get(&ctx.session) as usize);
                         if sig.term.load(Ordering::SeqCst) {
                             break;
                         }

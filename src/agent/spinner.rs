@@ -1,28 +1,345 @@
-//! A spinner with elapsed seconds on stderr while waiting for the first token
-//! (one-shot human mode on a TTY only).
+//! Progress while a turn runs (docs/interactive.md, "Status line").
+//!
+//! One-shot human mode on a TTY: a spinner with elapsed seconds on stderr while waiting for
+//! the first token. Interactive mode on a terminal: the status line below the transcript —
+//! spinner, what is happening (waiting for the model, thinking, writing, running
+//! `Bash(cmd)` with its last output lines), elapsed time, output tokens so far and
+//! `esc to interrupt` — drawn in the printer's live region, so it never mixes into the
+//! transcript and is gone when the turn ends. Without colours (NO_COLOR, TERM=dumb) there is
+//! no animation and no cursor movement: one plain line each time the agent starts waiting
+//! for the model.
+use crate::protocol::Event;
+use crate::ui::printer::Printer;
+use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// Last lines of a running tool's output kept for the live region.
+const TAIL_LINES: usize = 4;
+const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/// What the turn is doing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Waiting,
+    Thinking,
+    Writing,
+    Tool(String),
+    /// Between turns: this many sub-agents and background tasks still run.
+    Children(usize),
+}
+
+impl Phase {
+    fn label(&self) -> String {
+        match self {
+            Phase::Waiting => "waiting for the model".into(),
+            Phase::Thinking => "thinking".into(),
+            Phase::Writing => "writing".into(),
+            Phase::Tool(t) => format!("running {}", crate::ui::display::cut_chars(t, 40, "…)")),
+            Phase::Children(n) => {
+                let s = if *n == 1 { "" } else { "s" };
+                format!("waiting for {n} sub-agent{s} or background task{s}")
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Progress {
+    phase: Option<Phase>,
+    t0: Option<Instant>,
+    /// Output tokens reported by finished calls of this turn.
+    tokens: u64,
+    /// Bytes streamed since the last usage report (estimated at 4 per token).
+    bytes: u64,
+    tail: VecDeque<String>,
+    partial: String,
+}
+
+impl Progress {
+    fn tokens(&self) -> u64 {
+        self.tokens + self.bytes.div_ceil(4)
+    }
+
+    /// The live lines: the tool's last output lines, then the status line. `asking`: a
+    /// permission question waits for the person (its answer is what the turn waits for).
+    fn status(&self, frame: usize, color: bool, asking: bool) -> Vec<String> {
+        let Some(phase) = &self.phase else {
+            return Vec::new();
+        };
+        let secs = self.t0.map(|t| t.elapsed().as_secs()).unwrap_or(0);
+        let text = if asking {
+            format!("? waiting for your answer ({secs}s)")
+        } else if let Phase::Children(_) = phase {
+            format!(
+                "{} {}… ({secs}s)",
+                FRAMES[frame % FRAMES.len()],
+                phase.label()
+            )
+        } else {
+            format!(
+                "{} {}… ({secs}s · ↓ {} tokens · esc to interrupt)",
+                FRAMES[frame % FRAMES.len()],
+                phase.label(),
+                self.tokens()
+            )
+        };
+        let mut lines: Vec<String> = Vec::new();
+        if matches!(phase, Phase::Tool(_)) && !asking {
+            let mut tail: Vec<&String> = self.tail.iter().collect();
+            if !self.partial.is_empty() {
+                tail.push(&self.partial);
+            }
+            let start = tail.len().saturating_sub(TAIL_LINES);
+            for l in &tail[start..] {
+                lines.push(if color {
+                    format!("  \x1b[90m{l}\x1b[0m")
+                } else {
+                    format!("  {l}")
+                });
+            }
+        }
+        lines.push(if color {
+            format!("\x1b[36m{text}\x1b[0m")
+        } else {
+            text
+        });
+        lines
+    }
+
+    fn tool_output(&mut self, chunk: &[u8]) {
+        let clean = crate::ui::display::strip_escapes(chunk, false);
+        let text = String::from_utf8_lossy(&clean).replace("\r\n", "\n");
+        for c in text.chars() {
+            match c {
+                '\n' => {
+                    let l = std::mem::take(&mut self.partial);
+                    self.tail.push_back(l);
+                    if self.tail.len() > TAIL_LINES {
+                        self.tail.pop_front();
+                    }
+                }
+                '\r' => self.partial.clear(),
+                '\t' => self.partial.push_str("    "),
+                c if (c as u32) < 0x20 => {}
+                c => {
+                    if self.partial.len() < 4096 {
+                        self.partial.push(c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+enum Kind {
+    Off,
+    Stderr,
+    /// The interactive status line; `animate` = colours and cursor movement allowed.
+    Live {
+        printer: Printer,
+        animate: bool,
+        ask: crate::permission::AskSlot,
+    },
+}
+
 pub struct Spinner {
-    enabled: bool,
+    kind: Kind,
+    progress: Arc<Mutex<Progress>>,
     state: Mutex<Option<(Arc<AtomicBool>, JoinHandle<()>)>>,
 }
 
+fn lock(p: &Mutex<Progress>) -> std::sync::MutexGuard<'_, Progress> {
+    p.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Spinner {
+    /// The one-shot spinner on stderr (`enabled`), or nothing.
     pub fn new(enabled: bool) -> Spinner {
+        Spinner::with(if enabled { Kind::Stderr } else { Kind::Off })
+    }
+
+    /// The interactive status line through the line editor's printer. `animate`: colours
+    /// on and a terminal that moves the cursor (not NO_COLOR, not TERM=dumb).
+    /// `ask`: the permission question slot (while it waits, the status says so).
+    pub fn live(printer: Printer, animate: bool, ask: crate::permission::AskSlot) -> Spinner {
+        Spinner::with(Kind::Live {
+            printer,
+            animate,
+            ask,
+        })
+    }
+
+    fn with(kind: Kind) -> Spinner {
         Spinner {
-            enabled,
+            kind,
+            progress: Arc::new(Mutex::new(Progress::default())),
             state: Mutex::new(None),
         }
     }
 
+    /// A model call starts. One-shot: the stderr spinner until the first token.
+    /// Interactive: the status line shows "waiting for the model".
     pub fn start(&self) {
-        if !self.enabled {
+        match &self.kind {
+            Kind::Off => {}
+            Kind::Stderr => self.start_stderr(),
+            Kind::Live { .. } => {
+                // A turn starts while children run: its own clock, not theirs.
+                let mut p = lock(&self.progress);
+                if let Some(Phase::Children(_)) = p.phase {
+                    p.t0 = None;
+                }
+                drop(p);
+                self.set_phase(Phase::Waiting)
+            }
+        }
+    }
+
+    /// The first token arrived (one-shot), or the call ended. The interactive status line
+    /// stays until [`Spinner::end_turn`].
+    pub fn stop(&self) {
+        if let Kind::Stderr = self.kind {
+            self.stop_thread();
+        }
+    }
+
+    /// The turn ended: the status line is removed.
+    pub fn end_turn(&self) {
+        self.stop_thread();
+        *lock(&self.progress) = Progress::default();
+        if let Kind::Live {
+            printer,
+            animate: true,
+            ..
+        } = &self.kind
+        {
+            printer.set_live(Vec::new());
+        }
+    }
+
+    /// Between turns (called by the main loop while it waits): `running` sub-agents and
+    /// background tasks still run; the status line says so until none is left.
+    pub fn idle(&self, running: impl FnOnce() -> usize) {
+        let Kind::Live { animate: true, .. } = self.kind else {
+            return;
+        };
+        let running = running();
+        let phase = lock(&self.progress).phase.clone();
+        match (phase, running) {
+            (None, 0) => {}
+            (Some(Phase::Children(_)), 0) => self.end_turn(),
+            (None, n) => {
+                lock(&self.progress).t0 = Some(Instant::now());
+                self.set_phase(Phase::Children(n));
+            }
+            (Some(Phase::Children(m)), n) if m != n => self.set_phase(Phase::Children(n)),
+            _ => {}
+        }
+    }
+
+    /// A turn event: the phase and the token count follow it.
+    pub fn event(&self, e: &Event) {
+        if matches!(self.kind, Kind::Off | Kind::Stderr) {
             return;
         }
+        match e {
+            Event::Text { content } => {
+                lock(&self.progress).bytes += content.len() as u64;
+                self.set_phase(Phase::Writing);
+            }
+            Event::Thinking { content } => {
+                lock(&self.progress).bytes += content.len() as u64;
+                self.set_phase(Phase::Thinking);
+            }
+            Event::Usage { tokens, .. } => {
+                let mut p = lock(&self.progress);
+                p.tokens += tokens.output_tokens;
+                p.bytes = 0;
+            }
+            Event::ToolCall { .. } => {
+                let label = crate::ipc::display::frame(e)
+                    .map(|f| {
+                        let l = crate::ui::display::tool_label(&f);
+                        format!("{}({l})", f.field(1))
+                    })
+                    .unwrap_or_default();
+                self.set_phase(Phase::Tool(label));
+            }
+            Event::ToolResult { .. } => {
+                let mut p = lock(&self.progress);
+                p.tail.clear();
+                p.partial.clear();
+            }
+            _ => {}
+        }
+    }
+
+    /// Output of the running tool (its last lines show under the status line).
+    pub fn tool_output(&self, chunk: &[u8]) {
+        if let Kind::Live { animate: true, .. } = self.kind {
+            lock(&self.progress).tool_output(chunk);
+        }
+    }
+
+    fn set_phase(&self, phase: Phase) {
+        let Kind::Live {
+            printer,
+            animate,
+            ask,
+        } = &self.kind
+        else {
+            return;
+        };
+        let changed = {
+            let mut p = lock(&self.progress);
+            if p.t0.is_none() {
+                p.t0 = Some(Instant::now());
+            }
+            let changed = p.phase.as_ref() != Some(&phase);
+            p.phase = Some(phase.clone());
+            changed
+        };
+        if !*animate {
+            if changed && phase == Phase::Waiting {
+                let mut w = printer.clone();
+                let _ = w.write_all(format!("… {} (esc to interrupt)\n", phase.label()).as_bytes());
+            }
+            return;
+        }
+        if changed {
+            printer.set_live(lock(&self.progress).status(0, true, ask.pending()));
+        }
+        self.start_live_thread(printer.clone(), ask.clone());
+    }
+
+    fn start_live_thread(&self, printer: Printer, ask: crate::permission::AskSlot) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if st.is_some() {
+            return;
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let s2 = stop.clone();
+        let progress = self.progress.clone();
+        let h = std::thread::spawn(move || {
+            let mut i = 0;
+            loop {
+                std::thread::park_timeout(Duration::from_millis(120));
+                if s2.load(Ordering::SeqCst) {
+                    break;
+                }
+                i += 1;
+                let lines = lock(&progress).status(i, true, ask.pending());
+                printer.set_live(lines);
+            }
+        });
+        *st = Some((stop, h));
+    }
+
+    fn start_stderr(&self) {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if st.is_some() {
             return;
@@ -48,12 +365,38 @@ impl Spinner {
         *st = Some((stop, h));
     }
 
-    pub fn stop(&self) {
+    fn stop_thread(&self) {
         let taken = self.state.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some((flag, h)) = taken {
             flag.store(true, Ordering::SeqCst);
             h.thread().unpark();
             let _ = h.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_line_and_tool_tail() {
+        let mut p = Progress {
+            phase: Some(Phase::Tool("Bash(make)".into())),
+            bytes: 9,
+            ..Default::default()
+        };
+        p.tool_output(b"one\ntwo\nthree\nfour\nfive\nsix\r\nhalf");
+        let lines = p.status(0, false, false);
+        assert_eq!(lines.len(), TAIL_LINES + 1);
+        assert_eq!(lines[0], "  four");
+        assert_eq!(lines[3], "  half");
+        assert!(lines[4].contains("running Bash(make)… (0s · ↓ 3 tokens · esc to interrupt)"));
+        assert_eq!(p.status(0, false, true), ["? waiting for your answer (0s)"]);
+        p.phase = Some(Phase::Children(2));
+        assert_eq!(
+            p.status(0, false, false),
+            ["⠋ waiting for 2 sub-agents or background tasks… (0s)"]
+        );
     }
 }

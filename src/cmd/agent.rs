@@ -194,7 +194,10 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let input = InputChannel::open(&session)?;
     let notify = crate::ipc::notify::spawn_reader(&session, events.clone(), input.writer())?;
     let human = cfg.output == OutputFormat::Human && mode != Mode::SubAgent;
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    // A dumb terminal (TERM=dumb) has no colours and cannot move the cursor: raw text, no
+    // animated status line.
+    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() && !dumb;
     let running = Arc::new(AtomicBool::new(false));
     let (display, editor) = if human {
         let (d, e) = human_display(
@@ -204,6 +207,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
             running.clone(),
             cancel.clone(),
             ask_slot.clone(),
+            color && !o.no_markdown,
         )?;
         (Some(d), e)
     } else {
@@ -241,9 +245,15 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
         Some(slot) => crate::permission::Gate::new(perm_mode, perm_rules, Some(slot)),
         None => headless_gate,
     };
-    ctx.spinner = crate::agent::spinner::Spinner::new(
-        human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
-    );
+    ctx.spinner = match editor.as_ref().filter(|e| e.is_tty()) {
+        // Interactive: the status line under the transcript.
+        Some(ed) => {
+            crate::agent::spinner::Spinner::live(ed.live_printer(), color, ask_slot.clone())
+        }
+        None => crate::agent::spinner::Spinner::new(
+            human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
+        ),
+    };
     // Extensions: MCP servers and hooks of this project; SessionStart/SessionEnd around the loop.
     let ext = crate::agent::extensions::Extensions::load(&ctx, &|w| ctx.out.warn(w));
     ctx.ext = ext;
@@ -328,9 +338,14 @@ fn human_display(
     running: Arc<AtomicBool>,
     cancel: Cancel,
     ask: crate::permission::AskSlot,
+    markdown: bool,
 ) -> anyhow::Result<(Mutex<DisplaySink>, Option<crate::agent::editor::Editor>)> {
     let interactive = mode == Mode::Interactive;
     let mut display = Display::new(interactive, color);
+    display.collapse = interactive;
+    if markdown {
+        display.enable_markdown();
+    }
     if !interactive {
         let sink = DisplaySink {
             display,
@@ -346,6 +361,8 @@ fn human_display(
         }
     }
     let ed = crate::agent::editor::Editor::start(session, running, cancel, ask)?;
+    let live = ed.live_printer();
+    display.set_preview(Box::new(move |line: &str| live.set_preview(line)));
     let sink = DisplaySink {
         display,
         out: ed.printer(),

@@ -91,6 +91,18 @@ pub fn exec(
     cancel: &Cancel,
     cap: usize,
 ) -> std::io::Result<Exec> {
+    exec_live(command, cwd, timeout, cancel, cap, &mut |_| {})
+}
+
+/// [`exec`], with each piece of output handed to `on_data` as it arrives.
+pub fn exec_live(
+    command: &str,
+    cwd: &Path,
+    timeout: Option<u64>,
+    cancel: &Cancel,
+    cap: usize,
+    on_data: &mut dyn FnMut(&[u8]),
+) -> std::io::Result<Exec> {
     let (rd, wr) = pipe()?;
     let wr2 = wr.try_clone()?;
     let mut child = {
@@ -133,6 +145,7 @@ pub fn exec(
                     }
                     Ok(n) => {
                         col.push(&buf[..n]);
+                        on_data(&buf[..n]);
                         last_data = Instant::now();
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -241,7 +254,8 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     }
     let timeout = effective_timeout(int(input, "timeout"), ctx.limits().tool_timeout);
     let cap = max.saturating_mul(2).max(256 * 1024);
-    let ex = match exec(&command, ctx.cwd(), timeout, ctx.cancel(), cap) {
+    let mut live = |d: &[u8]| ctx.tool_output(d);
+    let ex = match exec_live(&command, ctx.cwd(), timeout, ctx.cancel(), cap, &mut live) {
         Ok(ex) => ex,
         Err(e) => return ToolOutput::error(&format!("cannot run bash: {e}"), max),
     };

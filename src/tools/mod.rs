@@ -63,6 +63,9 @@ pub trait ToolHost: Send + Sync {
     fn request_compaction(&self, trigger: &str);
     /// Called before a tool modifies `path` (file history for undo). `tool_use_id` names the call.
     fn before_file_change(&self, path: &Path, tool_use_id: &str);
+    /// Output of a running tool as it arrives (Bash streams its child's output here, for the
+    /// interactive live view); the result still carries all of it.
+    fn tool_output(&self, _chunk: &[u8]) {}
 }
 
 /// A host outside a running agent: the tools run, sub-agents and background tasks are not

@@ -1,5 +1,5 @@
 //! Pieces of the interactive line editor: the rustyline helper (green prompt), the
-//! Ctrl+O / Ctrl+V key handlers, and the history file shared with the shell version
+//! Ctrl+O / Ctrl+V / Esc / `\`+Enter key handlers, and the history file shared with the shell version
 //! (`<agent_home>/history`, one raw line per entry, appended).
 use crate::ipc::resp::Frame;
 use rustyline::completion::Completer;
@@ -61,6 +61,42 @@ impl ConditionalEventHandler for InjectHandler {
             Ok(()) => Some(Cmd::Kill(Movement::WholeBuffer)),
             // Nobody reads notify.fifo: keep the line so nothing typed is lost.
             Err(_) => Some(Cmd::Noop),
+        }
+    }
+}
+
+/// Esc: interrupt a running turn (at an idle prompt, rustyline's own Esc). With
+/// `then_interrupt` (an Esc and a Ctrl+C read as one Ctrl+Alt+C), the Ctrl+C follows.
+pub struct EscHandler {
+    pub running: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    pub cancel: crate::util::cancel::Cancel,
+    pub then_interrupt: bool,
+}
+
+impl ConditionalEventHandler for EscHandler {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, _: &EventContext) -> Option<Cmd> {
+        let running = self.running.load(std::sync::atomic::Ordering::SeqCst);
+        if running {
+            self.cancel.cancel();
+        }
+        match (self.then_interrupt, running) {
+            (true, _) => Some(Cmd::Interrupt),
+            (false, true) => Some(Cmd::Noop),
+            (false, false) => None,
+        }
+    }
+}
+
+/// Enter after a `\` at the end of the line: the `\` becomes a newline (the line is not sent).
+pub struct BackslashEnter;
+
+impl ConditionalEventHandler for BackslashEnter {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        let line = ctx.line();
+        if ctx.pos() == line.len() && line.ends_with('\\') {
+            Some(Cmd::Replace(Movement::BackwardChar(1), Some("\n".into())))
+        } else {
+            None
         }
     }
 }

@@ -3,20 +3,24 @@
 //! (USER_NOTIFY), while the runtime prints through [`Interactive::printer`].
 //!
 //! On a terminal it is rustyline (emacs keys, history, Ctrl+R, bracketed paste kept as
-//! one input, Ctrl+O inject, Ctrl+V image paste). The prompt stays at the bottom; lines
-//! typed while a turn runs are sent at once and the runtime runs them in order. Ctrl+C
-//! interrupts a running turn; at an idle prompt a second Ctrl+C in a row ends the
-//! session. Without a terminal, stdin is read one input per line until EOF.
+//! one input, Ctrl+O inject, Ctrl+V image paste; a newline with `\`+Enter, Alt+Enter or
+//! Ctrl+J). The prompt stays at the bottom; lines typed while a turn runs are sent at once
+//! and the runtime runs them in order. Esc or Ctrl+C interrupts a running turn; at an idle
+//! prompt a second Ctrl+C in a row ends the session. A line read ends with its prompt row
+//! erased (vendor patch) and the submitted line printed again through the printer, so the
+//! transcript never keeps a stale `> ` row. Without a terminal, stdin is read one input
+//! per line until EOF.
 use crate::ipc::fifo::FifoWriter;
 use crate::ipc::resp::Frame;
 use crate::session::Session;
 use crate::ui::editor_keys::{
-    self, classify, EditorHelper, ImagePasteHandler, InjectHandler, Submit,
+    self, classify, BackslashEnter, EditorHelper, EscHandler, ImagePasteHandler, InjectHandler,
+    Submit,
 };
 use crate::ui::printer::{self, Printer};
 use crate::util::cancel::Cancel;
 use rustyline::error::ReadlineError;
-use rustyline::{Config, EditMode, Editor, EventHandler, KeyEvent};
+use rustyline::{Cmd, Config, EditMode, Editor, EventHandler, KeyCode, KeyEvent, Modifiers};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,9 +78,12 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
         });
     }
     let saved_termios = nix::sys::termios::tcgetattr(std::io::stdin()).ok();
-    let color = std::env::var_os("NO_COLOR").is_none();
+    let color = std::env::var_os("NO_COLOR").is_none()
+        && std::env::var("TERM").map_or(true, |t| t != "dumb");
     let images_dir = session.images();
     let (tx, rx) = mpsc::channel::<Option<Box<dyn printer::Sink>>>();
+    let printer = Printer::new(None, printer::term_cols());
+    let p2 = printer.clone();
     let thread = std::thread::Builder::new()
         .name("line-editor".into())
         .spawn(move || {
@@ -86,7 +93,7 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
                 cwd: hooks.cwd.clone(),
                 color,
             };
-            let mut rl = match build_editor(helper, hooks.notify_fifo.clone(), images_dir) {
+            let mut rl = match build_editor(helper, &hooks, images_dir) {
                 Ok(rl) => rl,
                 Err(e) => {
                     let _ = tx.send(None);
@@ -102,12 +109,14 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
                 Err(_) => None,
             };
             let _ = tx.send(sink);
-            editor_loop(&mut rl, &writer, &hooks);
+            editor_loop(&mut rl, &writer, &hooks, &p2, color);
         })?;
-    let sink = rx.recv().ok().flatten();
+    if let Some(sink) = rx.recv().ok().flatten() {
+        printer.attach(sink);
+    }
     Ok(Interactive {
         thread: Some(thread),
-        printer: Printer::new(sink, printer::term_cols()),
+        printer,
         saved_termios,
         tty,
     })
@@ -117,17 +126,22 @@ type Rl = Editor<crate::ui::complete::Helper, rustyline::history::DefaultHistory
 
 fn build_editor(
     helper: crate::ui::complete::Helper,
-    notify_fifo: PathBuf,
+    hooks: &InteractiveHooks,
     images_dir: PathBuf,
 ) -> rustyline::Result<Rl> {
+    let notify_fifo = hooks.notify_fifo.clone();
     let config = Config::builder()
         .edit_mode(EditMode::Emacs)
         .auto_add_history(false)
         .bracketed_paste(true)
+        // A lone Esc is a key of its own (it interrupts a turn), not a Meta prefix that
+        // waits for the next key: a terminal sends a sequence's bytes together.
+        .keyseq_timeout(Some(25))
         .completion_type(rustyline::CompletionType::List)
         .max_history_size(editor_keys::HISTORY_LOAD * 2)?
         .build();
     let mut rl: Rl = Editor::with_config(config)?;
+    rl.set_clear_prompt_on_exit(true);
     rl.set_helper(Some(helper));
     rl.bind_sequence(
         KeyEvent::ctrl('O'),
@@ -137,6 +151,28 @@ fn build_editor(
         KeyEvent::ctrl('V'),
         EventHandler::Conditional(Box::new(ImagePasteHandler { images_dir })),
     );
+    // Newlines in the prompt: Alt+Enter, Ctrl+J, and `\` at the end then Enter.
+    rl.bind_sequence(KeyEvent(KeyCode::Enter, Modifiers::ALT), Cmd::Newline);
+    rl.bind_sequence(KeyEvent::ctrl('J'), Cmd::Newline);
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Enter, Modifiers::NONE),
+        EventHandler::Conditional(Box::new(BackslashEnter)),
+    );
+    // Esc interrupts a running turn. An Esc and a Ctrl+C read together arrive as
+    // Ctrl+Alt+C: both keys count, so the Ctrl+C is never swallowed.
+    let esc = |then_interrupt| EscHandler {
+        running: hooks.running.clone(),
+        cancel: hooks.cancel.clone(),
+        then_interrupt,
+    };
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Esc, Modifiers::NONE),
+        EventHandler::Conditional(Box::new(esc(false))),
+    );
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Char('C'), Modifiers::CTRL_ALT),
+        EventHandler::Conditional(Box::new(esc(true))),
+    );
     for entry in editor_keys::load_history(&editor_keys::history_path(), editor_keys::HISTORY_LOAD)
     {
         let _ = rl.add_history_entry(entry);
@@ -144,12 +180,35 @@ fn build_editor(
     Ok(rl)
 }
 
-fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
+/// The transcript copy of a submitted line: the prompt glyph, continuation lines indented.
+fn echo(line: &str, color: bool) -> String {
+    let body = line.replace('\n', "\n  ");
+    if color {
+        format!("\x1b[32m>\x1b[0m {body}")
+    } else {
+        format!("> {body}")
+    }
+}
+
+fn editor_loop(
+    rl: &mut Rl,
+    writer: &FifoWriter,
+    hooks: &InteractiveHooks,
+    printer: &Printer,
+    color: bool,
+) {
     let history = editor_keys::history_path();
     // A Ctrl+C at an idle prompt arms the exit; the next one (in a row) exits.
     let mut armed = false;
     loop {
-        match rl.readline(editor_keys::PROMPT) {
+        let read = rl.readline(editor_keys::PROMPT);
+        // The editor erased its prompt row; a submitted line is kept as a transcript line.
+        if let Ok(line) = &read {
+            if !line.trim().is_empty() && printer.has_sink() {
+                printer.echo(echo(line, color));
+            }
+        }
+        match read {
             Ok(line) => {
                 armed = false;
                 // A waiting permission question takes the line (a blank one keeps it waiting).
@@ -184,7 +243,8 @@ fn editor_loop(rl: &mut Rl, writer: &FifoWriter, hooks: &InteractiveHooks) {
                     return;
                 } else {
                     armed = true;
-                    let _ = writeln!(std::io::stdout(), "(Press Ctrl+C again to exit)");
+                    let mut p = printer.clone();
+                    let _ = p.write_all(b"(Press Ctrl+C again to exit)\n");
                 }
             }
             Err(ReadlineError::Eof) => {
@@ -230,6 +290,11 @@ impl Interactive {
     /// The writer for all display output while the editor runs (stdout and errors).
     pub fn printer(&self) -> Box<dyn Write + Send> {
         Box::new(self.printer.clone())
+    }
+
+    /// The printer itself (its live region carries the status line).
+    pub fn live_printer(&self) -> Printer {
+        self.printer.clone()
     }
 
     /// Whether the editor runs on a terminal (rustyline) rather than plain stdin.

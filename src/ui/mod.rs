@@ -5,6 +5,7 @@ pub mod display;
 pub mod editor_keys;
 pub mod interactive;
 pub mod jscan;
+pub mod markdown;
 pub mod printer;
 pub mod replay;
 pub mod replay_select;

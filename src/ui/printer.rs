@@ -2,10 +2,19 @@
 //!
 //! rustyline's external printer clears the prompt, prints a message, ends it with a
 //! newline if needed and redraws the prompt with the half-typed line. So output is
-//! handed over in whole lines; a partial line is held back until its newline arrives, or
-//! until it fills whole terminal rows (then the cut falls where the terminal would wrap
-//! anyway). An active colour is closed before the cut and reopened after it. When the
-//! editor is not running, bytes go straight to stdout.
+//! handed over in whole lines; a partial line is held back until its newline arrives
+//! (never cut at the terminal width: the terminal soft-wraps it, so a copy gives the
+//! original text and a resize reflows it). An active colour is closed at the end of each
+//! message and reopened with the next. When the editor is not running, bytes go straight
+//! to stdout.
+//!
+//! Between the transcript and the prompt sits the *live region* ([`Printer::set_live`]):
+//! the line being streamed (the held partial line, or the markdown renderer's pending line
+//! from [`Printer::set_preview`]; soft-wrapped, its rows counted), the last lines of a
+//! running tool and the status line of a running turn. Every message
+//! first erases it (cursor up over its rows, clear to the end of the screen), prints the
+//! transcript lines, and draws it again, so it never mixes into the transcript; setting
+//! it empty removes it, rows and all.
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
@@ -26,6 +35,102 @@ struct Inner {
     /// The last SGR sequence sent when it was not a reset (reopened after a cut).
     sgr: Vec<u8>,
     cols: usize,
+    /// The live region wanted below the transcript (lines without newlines).
+    live: Vec<String>,
+    /// Display widths of the live lines now on screen (their rows are recounted with the
+    /// current width when erased: a terminal reflows them on a resize).
+    shown: Vec<usize>,
+    /// The pending line another layer holds back (markdown), shown like a partial line.
+    preview: String,
+    last_draw: Option<std::time::Instant>,
+}
+
+/// Rows a streamed line may take in the live region (longer ones show their end).
+const PREVIEW_ROWS: usize = 6;
+
+/// `text` made safe to draw in the live region (no controls but escapes, tabs as spaces,
+/// colours closed), at most `max` columns: the end of a longer one, after `…`.
+fn preview_text(text: &str, max: usize) -> String {
+    let clean: String = text
+        .chars()
+        .filter_map(|c| match c {
+            '\t' => Some(' '),
+            '\x1b' => Some(c),
+            c if (c as u32) < 0x20 || c == '\x7f' => None,
+            c => Some(c),
+        })
+        .collect();
+    let mut out = if width(&clean) <= max {
+        clean
+    } else {
+        let mut tail: Vec<char> = Vec::new();
+        let mut w = 1;
+        for c in clean.chars().rev() {
+            let cw = char_width(c);
+            if w + cw > max {
+                break;
+            }
+            w += cw;
+            tail.push(c);
+        }
+        std::iter::once('…').chain(tail.into_iter().rev()).collect()
+    };
+    out.push_str("\x1b[0m");
+    out
+}
+
+/// The display width of `s`, escape sequences skipped.
+pub fn width(s: &str) -> usize {
+    let mut w = 0;
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\x1b' {
+            if it.peek() == Some(&'[') {
+                it.next();
+                for d in it.by_ref() {
+                    if ('\x40'..='\x7e').contains(&d) {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        w += char_width(c);
+    }
+    w
+}
+
+/// `s` cut to at most `max` columns (escape sequences kept, colours reset when cut).
+pub fn fit(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\x1b' {
+            out.push(c);
+            if it.peek() == Some(&'[') {
+                for d in it.by_ref() {
+                    out.push(d);
+                    if ('\x40'..='\x7e').contains(&d) && d != '[' {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        let cw = char_width(c);
+        if w + cw + 1 > max {
+            break;
+        }
+        w += cw;
+        out.push(c);
+    }
+    out.push('…');
+    out.push_str("\x1b[0m");
+    out
 }
 
 /// A cloneable, thread-safe writer (see the module docs).
@@ -44,7 +149,8 @@ pub fn term_cols() -> usize {
     }
 }
 
-fn char_width(c: char) -> usize {
+/// Terminal columns one char takes (0 for controls and combining marks, 2 for wide).
+pub fn char_width(c: char) -> usize {
     let cp = c as u32;
     let wide = matches!(cp,
         0x1100..=0x115f | 0x2e80..=0xa4cf | 0xac00..=0xd7a3 | 0xf900..=0xfaff |
@@ -57,50 +163,6 @@ fn char_width(c: char) -> usize {
     } else {
         1
     }
-}
-
-/// The byte length of the longest prefix of `s` that fills whole rows of `cols` columns
-/// (0 when less than one row), skipping escape sequences; plus the last SGR seen in it.
-fn full_rows_prefix(s: &str, cols: usize) -> usize {
-    let cols = cols.max(1);
-    let (mut col, mut cut) = (0usize, 0usize);
-    let mut it = s.char_indices().peekable();
-    while let Some((i, c)) = it.next() {
-        if c == '\x1b' {
-            // Skip CSI/OSC sequences entirely.
-            if let Some(&(_, '[')) = it.peek() {
-                it.next();
-                for (_, d) in it.by_ref() {
-                    if ('\x40'..='\x7e').contains(&d) {
-                        break;
-                    }
-                }
-            } else if let Some(&(_, ']')) = it.peek() {
-                for (_, d) in it.by_ref() {
-                    if d == '\x07' {
-                        break;
-                    }
-                }
-            }
-            continue;
-        }
-        let w = if c == '\t' {
-            8 - col % 8
-        } else {
-            char_width(c)
-        };
-        if col + w > cols {
-            // The char wraps: everything before it fills the row.
-            cut = i;
-            col = 0;
-        }
-        col += w;
-        if col == cols {
-            cut = i + c.len_utf8();
-            col = 0;
-        }
-    }
-    cut
 }
 
 /// The last SGR sequence in `s` (empty if the last one was a reset or there is none).
@@ -130,14 +192,89 @@ fn last_sgr(s: &[u8], prev: &[u8]) -> Vec<u8> {
 }
 
 impl Inner {
+    /// Cursor movements that erase the live region now on screen (the cursor stands at
+    /// the start of the prompt's first row, which rustyline has just cleared).
+    fn erase_live(&mut self) -> Vec<u8> {
+        let cols = self.cols.max(1);
+        let rows: usize = self.shown.drain(..).map(|w| w.max(1).div_ceil(cols)).sum();
+        if rows == 0 {
+            return Vec::new();
+        }
+        format!("\x1b[{rows}A\r\x1b[J").into_bytes()
+    }
+
+    /// Whether a live region is wanted (only above the line editor's prompt).
+    fn wants_live(&self) -> bool {
+        self.sink.is_some()
+            && (!self.live.is_empty() || !self.partial.is_empty() || !self.preview.is_empty())
+    }
+
+    /// The live region: the streamed line (wrapping), then the live lines cut to fit one
+    /// row each, joined (no final newline: the external printer adds it before the prompt).
+    fn draw_live(&mut self) -> Vec<u8> {
+        let cols = self.cols.max(1);
+        let max = cols.saturating_sub(1).max(1);
+        let mut rows: Vec<String> = Vec::new();
+        let streamed = if self.partial.is_empty() {
+            self.preview.clone()
+        } else {
+            String::from_utf8_lossy(&self.partial).into_owned()
+        };
+        if !streamed.is_empty() {
+            let reopen = String::from_utf8_lossy(&self.sgr).into_owned();
+            rows.push(preview_text(
+                &format!("{reopen}{streamed}"),
+                PREVIEW_ROWS * cols - 1,
+            ));
+        }
+        rows.extend(self.live.iter().map(|l| fit(l, max)));
+        self.shown = rows.iter().map(|l| width(l)).collect();
+        self.last_draw = Some(std::time::Instant::now());
+        rows.join("\n").into_bytes()
+    }
+
     fn send(&mut self, chunk: &[u8]) -> io::Result<()> {
         let reopen = std::mem::take(&mut self.sgr);
         self.sgr = last_sgr(chunk, &reopen);
-        let mut msg = reopen;
+        let mut msg = if self.sink.is_some() {
+            self.erase_live()
+        } else {
+            Vec::new()
+        };
+        msg.extend_from_slice(&reopen);
         msg.extend_from_slice(chunk);
         if !self.sgr.is_empty() {
             msg.extend_from_slice(b"\x1b[0m");
         }
+        if self.wants_live() {
+            let l = self.draw_live();
+            msg.extend_from_slice(&l);
+        }
+        self.emit(msg)
+    }
+
+    /// Draw the live region again (or remove it when nothing is wanted any more).
+    fn redraw(&mut self) -> io::Result<()> {
+        if self.sink.is_none() {
+            return Ok(());
+        }
+        self.cols = term_cols();
+        let had = !self.shown.is_empty();
+        let mut msg = self.erase_live();
+        if self.wants_live() {
+            let l = self.draw_live();
+            msg.extend_from_slice(&l);
+        } else if had {
+            // The printer ends the message with a newline: step up one row more so the
+            // prompt comes back where the live region started.
+            msg.extend_from_slice(b"\x1b[1A");
+        } else {
+            return Ok(());
+        }
+        self.emit(msg)
+    }
+
+    fn emit(&mut self, msg: Vec<u8>) -> io::Result<()> {
         match self.sink.as_mut() {
             Some(s) => s.print(String::from_utf8_lossy(&msg).into_owned()),
             None => {
@@ -153,14 +290,13 @@ impl Inner {
             let rest = self.partial.split_off(nl + 1);
             let lines = std::mem::replace(&mut self.partial, rest);
             self.send(&lines)?;
-        }
-        let text = String::from_utf8_lossy(&self.partial).into_owned();
-        if text.len() == self.partial.len() {
-            let cut = full_rows_prefix(&text, self.cols);
-            if cut > 0 {
-                let rest = self.partial.split_off(cut);
-                let rows = std::mem::replace(&mut self.partial, rest);
-                self.send(&rows)?;
+        } else if !self.partial.is_empty() && self.sink.is_some() {
+            // The streamed line grows: show it in the live region, a few times a second.
+            let due = self
+                .last_draw
+                .is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(50));
+            if due {
+                self.redraw()?;
             }
         }
         Ok(())
@@ -175,6 +311,10 @@ impl Printer {
             partial: Vec::new(),
             sgr: Vec::new(),
             cols,
+            live: Vec::new(),
+            shown: Vec::new(),
+            preview: String::new(),
+            last_draw: None,
         })))
     }
 
@@ -201,6 +341,42 @@ impl Printer {
     /// Update the terminal width (after a resize).
     pub fn set_cols(&self, cols: usize) {
         self.lock().cols = cols;
+    }
+
+    /// Start printing through `sink` (the line editor is up).
+    pub fn attach(&self, sink: Box<dyn Sink>) {
+        self.lock().sink = Some(sink);
+    }
+
+    /// Whether output goes above the line editor's prompt (a live region can be shown).
+    pub fn has_sink(&self) -> bool {
+        self.lock().sink.is_some()
+    }
+
+    /// Show `lines` as the live region below the transcript (empty: remove it). Redrawn
+    /// at once, and after every message until changed.
+    pub fn set_live(&self, lines: Vec<String>) {
+        let mut g = self.lock();
+        g.live = lines;
+        let _ = g.redraw();
+    }
+
+    /// The line another layer holds back until it is complete (drawn with the live region
+    /// at its next redraw; empty: none).
+    pub fn set_preview(&self, text: &str) {
+        let mut g = self.lock();
+        if g.preview != text {
+            g.preview = text.to_string();
+        }
+    }
+
+    /// The line editor returned a line: print it again as a transcript line (the editor
+    /// erased its prompt row), above the live region.
+    pub fn echo(&self, line: String) {
+        let mut g = self.lock();
+        let mut line = line.into_bytes();
+        line.push(b'\n');
+        let _ = g.send(&line);
     }
 }
 
@@ -243,33 +419,57 @@ mod tests {
         (Printer::new(Some(Box::new(Rec(log.clone()))), cols), log)
     }
 
+    /// The transcript the messages leave: each one's live-region erase and redraw dropped.
+    fn transcript(log: &Arc<Mutex<Vec<String>>>) -> String {
+        let mut t = String::new();
+        for m in log.lock().expect("l").iter() {
+            let m = match m.find("\r\x1b[J") {
+                Some(i) if m.starts_with("\x1b[") => &m[i + 4..],
+                _ => m.as_str(),
+            };
+            if let Some(nl) = m.rfind('\n') {
+                t.push_str(&m[..=nl]);
+            }
+        }
+        t
+    }
+
     #[test]
     fn whole_lines_only() {
         let (mut p, log) = printer(80);
         p.write_all(b"Hel").expect("w");
+        // The partial line shows in the live region, not in the transcript.
+        assert_eq!(*log.lock().expect("l"), vec!["Hel\x1b[0m".to_string()]);
         p.write_all(b"lo\nwor").expect("w");
-        assert_eq!(*log.lock().expect("l"), vec!["Hello\n".to_string()]);
+        assert_eq!(transcript(&log), "Hello\n");
         p.write_all(b"ld\n").expect("w");
         p.write_all(b"tail").expect("w");
         p.flush_partial();
-        assert_eq!(
-            *log.lock().expect("l"),
-            vec!["Hello\n", "world\n", "tail\n"]
-        );
+        assert_eq!(transcript(&log), "Hello\nworld\ntail\n");
     }
 
     #[test]
-    fn full_rows_are_released_and_colours_reopened() {
+    fn long_lines_are_held_whole_and_colours_reopened() {
         let (mut p, log) = printer(4);
         p.write_all(b"\x1b[90mabcdefghij").expect("w");
-        assert_eq!(
-            *log.lock().expect("l"),
-            vec!["\x1b[90mabcdefgh\x1b[0m".to_string()]
-        );
-        p.write_all(b"\x1b[0m\n").expect("w");
-        assert_eq!(log.lock().expect("l")[1], "\x1b[90mij\x1b[0m\n");
-        assert_eq!(full_rows_prefix("世界x", 4), "世界".len());
-        assert_eq!(full_rows_prefix("ab世", 3), 2);
-        assert_eq!(full_rows_prefix("ab", 3), 0);
+        assert_eq!(transcript(&log), "");
+        p.write_all(b"\x1b[0m\nnext\n").expect("w");
+        assert_eq!(transcript(&log), "\x1b[90mabcdefghij\x1b[0m\nnext\n");
+        assert_eq!(preview_text("a\tb\x07c", 10), "a bc\x1b[0m");
+        assert_eq!(preview_text("abcdef", 4), "…def\x1b[0m");
+    }
+
+    #[test]
+    fn the_live_region_is_erased_and_redrawn_around_messages() {
+        let (mut p, log) = printer(80);
+        p.set_live(vec!["status".into()]);
+        p.write_all(b"text\n").expect("w");
+        p.set_live(Vec::new());
+        let l = log.lock().expect("l");
+        assert_eq!(l[0], "status");
+        assert_eq!(l[1], "\x1b[1A\r\x1b[Jtext\nstatus");
+        assert_eq!(l[2], "\x1b[1A\r\x1b[J\x1b[1A");
+        assert_eq!(width("\x1b[1mab世\x1b[0m"), 4);
+        assert_eq!(fit("abcdef", 4), "abc…\x1b[0m");
     }
 }

@@ -4,97 +4,12 @@
 //! files, history), and the replay of the earlier turns when the session is resumed.
 //! Also `-i` without a terminal (stdin piped). The tmux tests are skipped (with a note)
 //! when tmux is missing.
+// Re-exported: tests written against this module's harness keep their imports.
+pub(crate) use crate::support::tmux::{alive, have_tmux, read_events, Run, Tmux};
 use crate::support::*;
 use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-pub(crate) struct Tmux {
-    pub(crate) sock: PathBuf,
-}
-
-impl Tmux {
-    pub(crate) fn run(&self, args: &[&str]) -> String {
-        // The pane command runs under `default-shell -c`: make it a POSIX shell.
-        let o = Command::new("tmux")
-            .env("SHELL", "/bin/sh")
-            .arg("-f")
-            .arg("/dev/null")
-            .arg("-S")
-            .arg(&self.sock)
-            .args(args)
-            .output()
-            .expect("tmux");
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    }
-    pub(crate) fn keys(&self, target: &str, keys: &[&str]) {
-        let mut a = vec!["send-keys", "-t", target];
-        a.extend_from_slice(keys);
-        self.run(&a);
-    }
-    pub(crate) fn cursor(&self, target: &str) -> String {
-        self.run(&[
-            "display-message",
-            "-p",
-            "-t",
-            target,
-            "#{cursor_x},#{cursor_y}",
-        ])
-    }
-    /// Type `text` one key per write, each after the cursor moved (as a person types).
-    pub(crate) fn type_text(&self, target: &str, text: &str) {
-        for c in text.chars() {
-            let before = self.cursor(target);
-            self.keys(target, &["-l", &c.to_string()]);
-            let t0 = Instant::now();
-            while self.cursor(target) == before && t0.elapsed() < Duration::from_secs(5) {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-        }
-    }
-    /// The whole pane, scrollback included, wrapped lines joined, trailing blanks cut.
-    pub(crate) fn screen(&self, target: &str) -> String {
-        let s = self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", target]);
-        s.lines()
-            .map(str::trim_end)
-            .collect::<Vec<_>>()
-            .join("\n")
-            .trim_end()
-            .to_string()
-    }
-    /// The last non-blank line of the pane (the prompt line while the editor runs).
-    pub(crate) fn last_line(&self, target: &str) -> String {
-        self.screen(target).lines().last().unwrap_or("").to_string()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
-
-pub(crate) fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("note: tmux missing, the interactive terminal test is skipped");
-    }
-    ok
-}
-
-/// Event lines parsed so far (a line being written is skipped).
-pub(crate) fn read_events(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
+use std::process::Stdio;
 
 fn count(evs: &[Value], ty: &str) -> usize {
     evs.iter().filter(|e| e["type"] == ty).count()
@@ -105,85 +20,6 @@ fn stops(evs: &[Value]) -> Vec<String> {
         .filter(|e| e["type"] == "stop")
         .map(|e| e["reason"].as_str().unwrap_or("").to_string())
         .collect()
-}
-
-pub(crate) fn alive(pid: i32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
-}
-
-/// One run of the real binary inside tmux session `name`: its pid and exit code files.
-pub(crate) struct Run {
-    pub(crate) name: String,
-    pid_file: PathBuf,
-    rc_file: PathBuf,
-}
-
-impl Run {
-    pub(crate) fn start(t: &Tmux, env: &Env, name: &str, url: &str) -> Run {
-        Run::start_with(t, env, name, url, "NO_COLOR=1 TERM=xterm-256color", "")
-    }
-    /// `vars`: extra environment (`NO_COLOR=1 TERM=…`); `args`: extra flags (shell words).
-    pub(crate) fn start_with(
-        t: &Tmux,
-        env: &Env,
-        name: &str,
-        url: &str,
-        vars: &str,
-        args: &str,
-    ) -> Run {
-        let tmp = env.dir.path();
-        let pid_file = tmp.join(format!("{name}.pid"));
-        let rc_file = tmp.join(format!("{name}.rc"));
-        let script = tmp.join(format!("{name}.sh"));
-        // `exec` keeps the pid written by the shell: it becomes the agent's.
-        std::fs::write(
-            &script,
-            format!(
-                "cd '{cwd}' || exit 97\necho $$ > '{pid}'\nexec env -i PATH='{path}' \
-                 HOME='{home}' BASH_AGENT_HOME='{home}' {vars} \
-                 LANG=C.UTF-8 BASH_AGENT_RETRY_BASE_MS=20 '{bin}' -i --session s \
-                 --base-url '{url}' --api-key k {args}\n",
-                cwd = env.cwd.display(),
-                pid = pid_file.display(),
-                path = std::env::var("PATH").unwrap_or_default(),
-                home = env.home.display(),
-                bin = BIN,
-            ),
-        )
-        .expect("script");
-        let cmd = format!(
-            "sh '{}'; echo $? > '{}'; sleep 120",
-            script.display(),
-            rc_file.display()
-        );
-        t.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-x",
-            "100",
-            "-y",
-            "40",
-            &cmd,
-        ]);
-        Run {
-            name: name.to_string(),
-            pid_file,
-            rc_file,
-        }
-    }
-    pub(crate) fn pid(&self) -> Option<i32> {
-        std::fs::read_to_string(&self.pid_file)
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-    }
-    pub(crate) fn rc(&self) -> Option<String> {
-        let s = std::fs::read_to_string(&self.rc_file).ok()?;
-        s.ends_with('\n').then(|| s.trim().to_string())
-    }
 }
 
 /// Lines of `n` numbered rows: `"{tag} 01\n{tag} 02\n…"`.

@@ -2,7 +2,7 @@
 //! the default interactive mode a Bash `rm -rf build` waits for an answer and `n` refuses it
 //! with the reason reaching the model; a one-shot run never blocks (refused in `default`,
 //! run in the headless default `bypass`).
-use crate::interactive_e2e::{have_tmux, read_events, Run, Tmux};
+use crate::support::tmux::{have_tmux, read_events, Run, Tmux};
 use crate::support::*;
 
 /// The model asks to delete `build`, then answers whatever the tool result said.

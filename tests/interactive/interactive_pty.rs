@@ -8,9 +8,8 @@
 use crate::support::wait_until_or;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn log_line(dir: &Path, line: &str) {
     let mut f = std::fs::OpenOptions::new()
@@ -119,68 +118,33 @@ fn probe_main() {
     log_line(&dir, "EXITED");
 }
 
-struct Tmux {
-    sock: PathBuf,
+/// The probe's pane on the shared harness (`support::tmux`).
+struct Pane {
+    t: crate::support::tmux::Tmux,
     name: String,
 }
 
-impl Tmux {
+impl Pane {
     fn run(&self, args: &[&str]) -> String {
-        let o = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.sock)
-            .args(args)
-            .output()
-            .expect("tmux");
-        String::from_utf8_lossy(&o.stdout).into_owned()
+        self.t.run(args)
     }
     fn keys(&self, keys: &[&str]) {
-        let mut a = vec!["send-keys", "-t", &self.name];
-        a.extend_from_slice(keys);
-        self.run(&a);
+        self.t.keys(&self.name, keys)
     }
     /// Type `text` as a person does: one key per write, each sent after the previous
     /// one moved the cursor (so keys never arrive together; see `typeahead_burst`).
     fn type_text(&self, text: &str) {
-        for c in text.chars() {
-            let before = self.cursor();
-            self.keys(&["-l", &c.to_string()]);
-            let t0 = Instant::now();
-            while self.cursor() == before && t0.elapsed() < Duration::from_secs(5) {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-        }
-    }
-    fn cursor(&self) -> String {
-        self.run(&[
-            "display-message",
-            "-p",
-            "-t",
-            &self.name,
-            "#{cursor_x},#{cursor_y}",
-        ])
+        self.t.type_text(&self.name, text)
     }
     fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", &self.name])
+        self.t.visible(&self.name)
     }
 }
 
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
-
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux").arg("-V").output().is_ok();
-    if !ok {
-        eprintln!("tmux missing: skipped");
-    }
-    ok
-}
+use crate::support::tmux::have_tmux;
 
 /// Start the probe in a fresh tmux server; returns the tmux handle and the probe dir.
-fn launch(tmp: &Path) -> (Tmux, PathBuf, PathBuf) {
+fn launch(tmp: &Path) -> (Pane, PathBuf, PathBuf) {
     let home = tmp.join("home");
     std::fs::create_dir_all(home.join(".bash-agent")).expect("mkdir");
     std::fs::write(home.join(".bash-agent/history"), "old entry\n").expect("history");
@@ -192,8 +156,10 @@ fn launch(tmp: &Path) -> (Tmux, PathBuf, PathBuf) {
         dir.display(),
         exe.display()
     );
-    let t = Tmux {
-        sock: tmp.join("tmux.sock"),
+    let t = Pane {
+        t: crate::support::tmux::Tmux {
+            sock: tmp.join("tmux.sock"),
+        },
         name: "probe".into(),
     };
     t.run(&[

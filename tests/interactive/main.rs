@@ -9,4 +9,5 @@ mod support;
 mod interactive_e2e;
 mod interactive_permissions;
 mod interactive_pty;
+mod interactive_render;
 mod interactive_slash;

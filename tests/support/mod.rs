@@ -8,6 +8,7 @@ pub mod checks;
 pub mod compact;
 pub mod ipc;
 pub mod provider;
+pub mod tmux;
 pub mod tools;
 
 use bash_agent::session::paths::project_key;

@@ -3,7 +3,11 @@
 //! Tracks the last printed byte (initially `\n`) and whether the previous frame was
 //! THINKING. Colours are emitted only when `color` is true (the caller decides from
 //! TTY/NO_COLOR); `interactive` adds `\r ESC[K` before TEXT/THINKING/TOOL_CALL at a line
-//! start (it erases a `> ` prompt). ERROR goes to `err`, everything else to `out`.
+//! start (it erases a `> ` prompt); `collapse` (the interactive agent) cuts a long tool
+//! result to its first and last lines and `… N lines` (the full output stays in
+//! events.jsonl). With markdown on
+//! ([`Display::enable_markdown`]), TEXT is rendered per completed line (`ui::markdown`).
+//! ERROR goes to `err`, everything else to `out`.
 //! Write errors are ignored: a closed terminal must not stop the agent.
 use crate::ipc::resp::Frame;
 use std::io::Write;
@@ -20,8 +24,40 @@ const RESET: &str = "\x1b[0m";
 pub struct Display {
     pub interactive: bool,
     pub color: bool,
+    /// Collapse long tool results (the interactive agent; `--replay` shows them whole).
+    pub collapse: bool,
     last_char: u8,
     prev_thinking: bool,
+    md: Option<crate::ui::markdown::Markdown>,
+    /// Shown the markdown renderer's pending line (interactive: the printer's live region).
+    preview: Option<Preview>,
+}
+
+/// Where a pending (not yet complete) line is shown meanwhile.
+pub type Preview = Box<dyn Fn(&str) + Send>;
+
+/// Tool results longer than this many lines are collapsed in interactive mode.
+const COLLAPSE_OVER: usize = 8;
+/// Lines kept at each end of a collapsed result.
+const COLLAPSE_KEEP: usize = 3;
+
+/// `body` cut to its first and last lines around a `… N lines` note.
+pub fn collapse(body: &[u8], color: bool) -> Vec<u8> {
+    let text = body.strip_suffix(b"\n").unwrap_or(body);
+    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    if lines.len() <= COLLAPSE_OVER {
+        return body.to_vec();
+    }
+    let hidden = lines.len() - 2 * COLLAPSE_KEEP;
+    let note = if color {
+        format!("{GREY}… {hidden} lines{RESET}")
+    } else {
+        format!("… {hidden} lines")
+    };
+    let mut parts: Vec<&[u8]> = lines[..COLLAPSE_KEEP].to_vec();
+    parts.push(note.as_bytes());
+    parts.extend_from_slice(&lines[lines.len() - COLLAPSE_KEEP..]);
+    parts.join(&b'\n')
 }
 
 /// The first `n` chars of `s`, plus `more` when it was longer.
@@ -101,8 +137,34 @@ impl Display {
         Display {
             interactive,
             color,
+            collapse: false,
             last_char: b'\n',
             prev_thinking: false,
+            md: None,
+            preview: None,
+        }
+    }
+
+    /// Where the line markdown holds back until it is complete is shown meanwhile.
+    pub fn set_preview(&mut self, f: Preview) {
+        self.preview = Some(f);
+    }
+
+    /// Render TEXT as markdown (a colour terminal without `--no-markdown`).
+    pub fn enable_markdown(&mut self) {
+        self.md = Some(crate::ui::markdown::Markdown::new());
+    }
+
+    /// Show what the markdown renderer holds back (a partial line, a table).
+    fn flush_markdown(&mut self, out: &mut dyn Write) {
+        if let Some(md) = self.md.as_mut() {
+            let s = md.flush();
+            if let Some(f) = &self.preview {
+                f("");
+            }
+            if !s.is_empty() {
+                self.put(out, s.as_bytes());
+            }
         }
     }
 
@@ -148,6 +210,7 @@ impl Display {
 
     /// Print any pending newline so the next output starts on a fresh line.
     pub fn finish(&mut self, out: &mut dyn Write) {
+        self.flush_markdown(out);
         self.ensure_nl(out);
         let _ = out.flush();
     }
@@ -155,6 +218,9 @@ impl Display {
     /// Render one frame: normal output to `out`, errors to `err`.
     pub fn render(&mut self, frame: &Frame, out: &mut dyn Write, err: &mut dyn Write) {
         let was_thinking = std::mem::replace(&mut self.prev_thinking, false);
+        if frame.kind() != "TEXT" {
+            self.flush_markdown(out);
+        }
         match frame.kind() {
             "TEXT" => {
                 let t = frame.raw(1);
@@ -166,7 +232,16 @@ impl Display {
                 if was_thinking && self.last_char != b'\n' {
                     self.put(out, b"\n");
                 }
-                self.put(out, t);
+                match self.md.as_mut() {
+                    Some(md) => {
+                        let s = md.push(&String::from_utf8_lossy(t));
+                        if let Some(f) = &self.preview {
+                            f(&md.preview());
+                        }
+                        self.put(out, s.as_bytes());
+                    }
+                    None => self.put(out, t),
+                }
             }
             "THINKING" => {
                 let t = frame.raw(1).to_vec();
@@ -217,6 +292,9 @@ impl Display {
                 self.line(out, GREEN, &format!("> {first}"));
             }
             "STOP" => {
+                if let Some(md) = self.md.as_mut() {
+                    md.reset();
+                }
                 self.ensure_nl(out);
                 if frame.raw(1) == b"interrupted" {
                     self.line(out, CYAN, "Interrupted.");
@@ -253,7 +331,10 @@ impl Display {
         };
         // The reference prints tool output verbatim; we drop title/OSC sequences always
         // and colours when colours are off.
-        let body = strip_escapes(body, self.color);
+        let mut body = strip_escapes(body, self.color);
+        if self.collapse {
+            body = collapse(&body, self.color);
+        }
         if was_thinking && self.last_char != b'\n' {
             self.put(out, b"\n");
         }

@@ -63,7 +63,9 @@ pub fn execute<H: Helper>(
         Cmd::Replace(mvt, text) => {
             s.edit_kill(&mvt, kill_ring)?;
             if let Some(text) = text {
-                s.edit_insert_text(&text)?;
+                // bash-agent patch: the cursor ends after the inserted text (a `\` turned
+                // into a newline keeps typing on the new line).
+                s.edit_yank(input_state, &text, Anchor::Before, 1)?;
             }
         }
         Cmd::Overwrite(c) => {

@@ -542,6 +542,7 @@ impl<'out, 'prompt, H: Helper> State<'out, 'prompt, H> {
         }
     }
 
+    #[allow(dead_code)] // bash-agent patch: Cmd::Replace now yanks (src/command.rs)
     pub fn edit_insert_text(&mut self, text: &str) -> Result<()> {
         if text.is_empty() {
             return Ok(());

@@ -592,6 +592,8 @@ pub struct Editor<H: Helper, I: History> {
     kill_ring: KillRing,
     config: Config,
     custom_bindings: Bindings,
+    // bash-agent patch: see `set_clear_prompt_on_exit`.
+    clear_prompt_on_exit: bool,
 }
 
 /// Default editor with no helper and `DefaultHistory`
@@ -629,6 +631,7 @@ impl<H: Helper, I: History> Editor<H, I> {
             kill_ring: KillRing::new(60),
             config,
             custom_bindings: Bindings::new(),
+            clear_prompt_on_exit: false,
         })
     }
 
@@ -672,7 +675,9 @@ impl<H: Helper, I: History> Editor<H, I> {
                 }
             }
             drop(guard); // disable_raw_mode(original_mode)?;
-            self.term.writeln()?;
+            if !self.clear_prompt_on_exit {
+                self.term.writeln()?;
+            }
             user_input
         } else {
             debug!(target: "rustyline", "stdin is not a tty");
@@ -784,7 +789,18 @@ impl<H: Helper, I: History> Editor<H, I> {
             }
 
             // Execute things can be done solely on a state object
-            match command::execute(cmd, &mut s, &input_state, &mut self.kill_ring, &self.config)? {
+            let status =
+                match command::execute(cmd, &mut s, &input_state, &mut self.kill_ring, &self.config)
+                {
+                    Ok(status) => status,
+                    Err(e) => {
+                        if self.clear_prompt_on_exit {
+                            let _ = s.out.clear_rows(&s.layout);
+                        }
+                        return Err(e);
+                    }
+                };
+            match status {
                 command::Status::Proceed => continue,
                 command::Status::Submit => break,
             }
@@ -800,7 +816,19 @@ impl<H: Helper, I: History> Editor<H, I> {
             let _ = original_mode; // silent warning
         }
         self.buffer = rdr.unbuffer();
+        if self.clear_prompt_on_exit {
+            s.out.clear_rows(&s.layout)?;
+        }
         Ok(s.line.into_string())
+    }
+
+    /// bash-agent patch: when a line is accepted or reading ends (Ctrl+C, Ctrl+D), erase
+    /// the prompt and the line (still in raw mode) and leave the cursor at the start of the
+    /// prompt's first row, instead of leaving them and moving to the next row. The caller
+    /// prints what it wants kept; output from other threads never lands after a stale
+    /// prompt.
+    pub fn set_clear_prompt_on_exit(&mut self, on: bool) {
+        self.clear_prompt_on_exit = on;
     }
 
     /// Load the history from the specified file.

@@ -1504,6 +1504,11 @@ impl super::ExternalPrinter for ExternalPrinter {
         // write directly to stdout/stderr while not in raw mode
         if !self.raw_mode.load(Ordering::SeqCst) {
             write_all(self.tty_out, msg.as_str())?;
+            // bash-agent patch: end the message's line as a print in raw mode does, so the
+            // next prompt starts on a row of its own.
+            if !msg.ends_with('\n') {
+                write_all(self.tty_out, "\n")?;
+            }
         } else if let Ok(mut writer) = self.writer.0.lock() {
             self.writer
                 .1
