@@ -25,7 +25,7 @@ fn script(with_env_tools: bool) -> String {
         child_tools.push(env_call("e2"));
     }
     serde_json::json!([
-        {"when": "\"content\":\"CHILD-TASK\"", "text": "child looking around slowly", "chunk": 2, "delay_ms": 120, "tool_calls": child_tools},
+        {"when": "\"content\":\"CHILD-TASK\"", "text": "child looking around slowly", "chunk": 2, "delay_ms": 300, "tool_calls": child_tools},
         {"when": "\"content\":\"CHILD-TASK\"", "text": "child done"},
         {"when": "PARENT-TASK", "text": "starting a helper", "tool_calls": parent_tools},
         {"when": "PARENT-TASK", "text": "waiting for the helper"},
