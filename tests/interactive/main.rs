@@ -7,5 +7,6 @@
 mod support;
 
 mod interactive_e2e;
+mod interactive_hangup;
 mod interactive_permissions;
 mod interactive_pty;
