@@ -17,6 +17,7 @@ mod faults_provider;
 mod faults_secrets;
 mod faults_torn;
 mod fuzz_regress;
+mod huge_answer;
 mod provider_faults;
 mod sandbox_e2e;
 mod sandbox_modes;
