@@ -100,6 +100,7 @@ impl Recorder {
             first_token_ms: info.first_token_ms.unwrap_or(0),
             tok_per_sec: speed,
             retries: info.retries as u64,
+            estimated: info.usage_estimated,
         };
         crate::usage::ledger::record(&self.session, &e);
     }

@@ -22,3 +22,4 @@ mod provider_faults;
 mod sandbox_e2e;
 mod sandbox_modes;
 mod sandbox_secrets;
+mod usage_estimated;
