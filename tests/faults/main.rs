@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod answer_ends;
 mod ends;
 mod faults_disk;
 mod faults_fifo;
