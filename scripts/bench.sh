@@ -298,7 +298,9 @@ PY
     local rows="" ok
     for kind in one deltas; do
         log "peak RSS of a 50 MB answer ($kind)"
-        start_mock url "$dir/$kind.json" "$dir/$kind.rec"
+        start_mock "HUGE_URL_$kind" "$dir/$kind.json" "$dir/$kind.rec" # a fresh name: no stale URL
+        url=HUGE_URL_$kind
+        url=${!url}
         (cd "$dir/proj" && HOME=$dir/home BASH_AGENT_HOME=$dir/home /usr/bin/time -f '%M' -o "$dir/$kind.kb" \
             "$BIN" --provider claude --api-key sk-bench --base-url "$url/v1" "a huge answer" >/dev/null) || true
         kb=$(tail -1 "$dir/$kind.kb" 2>/dev/null || true)
