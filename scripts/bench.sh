@@ -279,6 +279,68 @@ else
     REPLAY_NOTE="failed: $(head -c 120 "$TMP/replay.err" | tr '\n' ' ')"
 fi
 
+# ---------------------------------------------------------------- bench_huge_answer (begin)
+# Peak memory of a one-shot run whose answer is 50 MB of text, sent by the scripted server
+# as ONE SSE data line and in 16 KiB deltas ("chunk": 16384). Measured, never asserted in
+# a test (tests/faults/huge_answer.rs checks the answer is stored exactly). Adds two rows
+# to the table of $OUT_MD and a note; self-contained so the rest of the report can change.
+bench_huge_answer() {
+    [[ -x /usr/bin/time ]] || try_install /usr/bin/time time || return 0
+    local dir=$TMP/huge size=50000000 kind url kb
+    mkdir -p "$dir/home" "$dir/proj"
+    python3 - "$dir" "$size" <<'PY'
+import json, sys
+d, size = sys.argv[1], int(sys.argv[2])
+text = ("abcdefghij" * 9 + "klmnopqrs\n") * (size // 100)
+json.dump([{"text": text, "repeat": True}], open(f"{d}/one.json", "w"))
+json.dump([{"text": text, "repeat": True, "chunk": 16384}], open(f"{d}/deltas.json", "w"))
+PY
+    local rows="" ok
+    for kind in one deltas; do
+        log "peak RSS of a 50 MB answer ($kind)"
+        start_mock "HUGE_URL_$kind" "$dir/$kind.json" "$dir/$kind.rec" # a fresh name: no stale URL
+        url=HUGE_URL_$kind
+        url=${!url}
+        (cd "$dir/proj" && HOME=$dir/home BASH_AGENT_HOME=$dir/home /usr/bin/time -f '%M' -o "$dir/$kind.kb" \
+            "$BIN" --provider claude --api-key sk-bench --base-url "$url/v1" "a huge answer" >/dev/null) || true
+        kb=$(tail -1 "$dir/$kind.kb" 2>/dev/null || true)
+        [[ $kb =~ ^[0-9]+$ ]] || kb=""
+        local mb="" x="" limit
+        if [[ -n $kb ]]; then
+            mb=$(awk -v k="$kb" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')
+            x=$(awk -v k="$kb" -v s="$size" 'BEGIN { printf "%.2f", k * 1024 / s }')
+        fi
+        if [[ $kind == one ]]; then limit=2.5; else limit=2; fi
+        ok=$(verdict "$x" "<" "$limit.001")
+        if [[ $kind == one ]]; then
+            rows+="| Peak RSS, 50 MB answer in ONE SSE data line | $(fmt "$mb") MB ($(fmt "$x")×) | ≤ 2.5× | $ok |"$'\n'
+        else
+            rows+="| Peak RSS, 50 MB answer in 16 KiB deltas | $(fmt "$mb") MB ($(fmt "$x")×) | ≤ 2× | $ok |"$'\n'
+        fi
+        kill "${PIDS[-1]}" 2>/dev/null || true
+        rm -rf "$dir/home/.bash-agent"
+    done
+    local note="- Huge answers: peak RSS (\`/usr/bin/time -f %M\`) of a one-shot \`-p claude\` run against \`bash-agent mock-server\` answering 50,000,000 bytes of text (100-byte lines, about 50.5 MB JSON-escaped), once as one \`content_block_delta\` data line, once in 16 KiB deltas; × = peak RSS / answer size, the process's own ~7 MB included."
+    ROWS=$rows NOTE=$note python3 - "$OUT_MD" <<'PY'
+import os, sys
+p = sys.argv[1]
+lines = open(p).read().split("\n")
+rows = [r for r in os.environ["ROWS"].split("\n") if r]
+out, in_table, done, noted = [], False, False, False
+for l in lines:
+    if not done and in_table and not l.startswith("|"):
+        out.extend(rows)
+        done = True
+    in_table = l.startswith("| ---") or (in_table and l.startswith("|"))
+    out.append(l)
+    if l == "Notes:" and not noted:
+        out.append(os.environ["NOTE"])
+        noted = True
+open(p, "w").write("\n".join(out))
+PY
+}
+# ---------------------------------------------------------------- bench_huge_answer (end)
+
 # ---------------------------------------------------------------- report
 HOME=$REAL_HOME
 cd "$ROOT"
@@ -345,5 +407,6 @@ DIRTY=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo " + un
 } >"$TMP/report.md"
 
 cp "$TMP/report.md" "$OUT_MD"
+bench_huge_answer
 cat "$TMP/report.md"
 log "written to $OUT_MD"

@@ -67,12 +67,15 @@ impl Recorder {
         if c.text.is_empty() && c.thinking.is_empty() && c.tools.is_empty() {
             return Ok(());
         }
-        let mut lines = vec![conv::assistant_line(c.thinking, c.text, c.tools)];
-        if !c.tools.is_empty() {
-            lines.push(conv::tool_results_line(c.results));
-        }
-        conv::append_lines(&self.session.conversation(), &lines)
-            .map_err(|e| format!("cannot write conversation.jsonl: {e}"))
+        // Streamed into the file: a 50 MB answer is not copied into a line first.
+        conv::append_call(
+            &self.session.conversation(),
+            c.thinking,
+            c.text,
+            c.tools,
+            c.results,
+        )
+        .map_err(|e| format!("cannot write conversation.jsonl: {e}"))
     }
 
     /// Update stats.json.
@@ -97,6 +100,7 @@ impl Recorder {
             first_token_ms: info.first_token_ms.unwrap_or(0),
             tok_per_sec: speed,
             retries: info.retries as u64,
+            estimated: info.usage_estimated,
         };
         crate::usage::ledger::record(&self.session, &e);
     }

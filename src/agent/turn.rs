@@ -277,12 +277,18 @@ fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
             ctx.emit(Event::Retry);
         }
         StreamEvent::Text(t) => {
-            st.text.push_str(&t);
-            ctx.emit(Event::text(t));
+            let e = Event::text(t);
+            emit_ref(ctx, &e);
+            if let Event::Text { content } = e {
+                append_moved(&mut st.text, content);
+            }
         }
         StreamEvent::Thinking(t) => {
-            st.thinking.push_str(&t);
-            ctx.emit(Event::thinking(t));
+            let e = Event::thinking(t);
+            emit_ref(ctx, &e);
+            if let Event::Thinking { content } = e {
+                append_moved(&mut st.thinking, content);
+            }
         }
         StreamEvent::ToolCall {
             name,
@@ -306,6 +312,24 @@ fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
             ctx.emit(Event::error(m.as_str()));
             st.error = Some(m);
         }
+    }
+}
+
+/// [`AgentCtx::emit`] of an event the caller keeps: a delta's text is logged and shown,
+/// then moved into the call's text, so a huge answer in one delta is never held twice.
+fn emit_ref(ctx: &AgentCtx, e: &Event) {
+    if let Err(m) = ctx.rec.event(e) {
+        ctx.out.warn(&m);
+    }
+    ctx.out.event(e);
+}
+
+/// `acc += s`, taking `s`'s buffer when `acc` is still empty (no copy).
+fn append_moved(acc: &mut String, s: String) {
+    if acc.is_empty() {
+        *acc = s;
+    } else {
+        acc.push_str(&s);
     }
 }
 

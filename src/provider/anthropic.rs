@@ -27,7 +27,17 @@ impl super::norm::Normaliser for Normaliser {
         if name == "content_block_delta" {
             // Hot path: a typed parse of only the fields we use (no generic Value tree).
             if let Ok(ev) = serde_json::from_str::<DeltaEvent>(data) {
-                self.delta(ev.delta, out);
+                let d = ev.delta;
+                let s = |r: Option<&serde_json::value::RawValue>| {
+                    r.and_then(|r| super::norm::json_string(r.get()))
+                };
+                let d = Delta {
+                    kind: d.kind,
+                    text: s(d.text),
+                    thinking: s(d.thinking),
+                    partial_json: s(d.partial_json),
+                };
+                self.delta(d, out);
                 return Flow::Continue;
             }
         }
@@ -171,9 +181,24 @@ fn flush(t: Option<(String, String, String)>, out: &mut dyn FnMut(StreamEvent)) 
     }
 }
 
+/// The hot path's shape: the strings stay raw (borrowed from the SSE data) and are
+/// decoded by [`super::norm::json_string`] into one buffer each.
 #[derive(serde::Deserialize)]
-struct DeltaEvent {
-    delta: Delta,
+struct DeltaEvent<'a> {
+    #[serde(borrow)]
+    delta: RawDelta<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawDelta<'a> {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default, borrow)]
+    text: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    thinking: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    partial_json: Option<&'a serde_json::value::RawValue>,
 }
 
 #[derive(serde::Deserialize, Default)]

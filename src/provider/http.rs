@@ -256,10 +256,10 @@ fn attempt(
             }
             Some(Msg::Chunk(c)) => {
                 first_byte.get_or_insert_with(Instant::now);
-                parser.feed(&c, &mut |n, d| sink.handle(n, d));
+                parser.feed_owned(&c, &mut |n, d| sink.handle(n, d));
             }
             Some(Msg::Eof) => {
-                parser.finish(&mut |n, d| sink.handle(n, d));
+                parser.finish_owned(&mut |n, d| sink.handle(n, d));
                 break;
             }
             Some(Msg::ReadErr(e)) => {
@@ -406,11 +406,18 @@ struct Sink<'a, 'b> {
 }
 
 impl Sink<'_, '_> {
-    fn handle(&mut self, name: &str, data: &str) {
+    fn handle(&mut self, name: &str, data: &mut String) {
         if self.flow != Flow::Continue {
             return;
         }
         let pending = self.norm.pending_bytes();
+        // What the event yields is forwarded after a big event's data is freed: a 50 MB
+        // answer in one SSE line is then never held as data and text and logged text at once.
+        let mut out: Vec<StreamEvent> = Vec::new();
+        self.flow = self.norm.event(name, data, &mut |e| out.push(e));
+        if data.capacity() > 1 << 20 {
+            drop(std::mem::take(data));
+        }
         let (emitted, received, first_token, start, on_event) = (
             &mut self.emitted,
             &mut self.received,
@@ -434,7 +441,9 @@ impl Sink<'_, '_> {
             }
             on_event(e);
         };
-        self.flow = self.norm.event(name, data, &mut emit);
+        for e in out {
+            emit(e);
+        }
         let grown = self.norm.pending_bytes().saturating_sub(pending);
         if grown > 0 {
             self.received += grown;

@@ -14,6 +14,9 @@
 /// Buffers up to this size are reused between lines; a bigger one (a huge answer) is freed.
 const KEEP: usize = 1 << 20;
 
+/// The event callback: `(event name, data)`; the data may be taken.
+pub type OnEvent<'a> = dyn FnMut(&str, &mut String) + 'a;
+
 /// Incremental SSE parser. Feed chunks with [`feed`](Self::feed), then call
 /// [`finish`](Self::finish) at end of input.
 #[derive(Debug, Default)]
@@ -33,7 +36,18 @@ impl SseParser {
     }
 
     /// Parse one chunk; `on_event(name, data)` is called for every completed event.
-    pub fn feed(&mut self, mut chunk: &[u8], on_event: &mut dyn FnMut(&str, &str)) {
+    pub fn feed(&mut self, chunk: &[u8], on_event: &mut dyn FnMut(&str, &str)) {
+        self.feed_owned(chunk, &mut |n, d| on_event(n, d));
+    }
+
+    /// End of input: process a last unterminated line and dispatch a pending event.
+    pub fn finish(&mut self, on_event: &mut dyn FnMut(&str, &str)) {
+        self.finish_owned(&mut |n, d| on_event(n, d));
+    }
+
+    /// [`feed`](Self::feed) with the data buffer lent mutably: the consumer may take it
+    /// (`std::mem::take`) to free a huge event's data as soon as it is parsed.
+    pub fn feed_owned(&mut self, mut chunk: &[u8], on_event: &mut OnEvent) {
         if self.skip_lf && !chunk.is_empty() {
             self.skip_lf = false;
             if chunk.first() == Some(&b'\n') {
@@ -64,8 +78,8 @@ impl SseParser {
         self.partial.extend_from_slice(chunk);
     }
 
-    /// End of input: process a last unterminated line and dispatch a pending event.
-    pub fn finish(&mut self, on_event: &mut dyn FnMut(&str, &str)) {
+    /// [`finish`](Self::finish) with the data buffer lent mutably.
+    pub fn finish_owned(&mut self, on_event: &mut OnEvent) {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             self.line_owned(line, on_event);
@@ -77,7 +91,7 @@ impl SseParser {
     /// A line that was carried over chunks: the first `data:` line of an event becomes the
     /// event's data in place (a huge answer in one line is never copied); others go
     /// through [`line`](Self::line) and the buffer is kept for the next partial line.
-    fn line_owned(&mut self, mut line: Vec<u8>, on_event: &mut dyn FnMut(&str, &str)) {
+    fn line_owned(&mut self, mut line: Vec<u8>, on_event: &mut OnEvent) {
         if !self.has_data && line.starts_with(b"data:") {
             let skip = if line.get(5) == Some(&b' ') { 6 } else { 5 };
             line.drain(..skip);
@@ -95,7 +109,7 @@ impl SseParser {
         }
     }
 
-    fn line(&mut self, line: &[u8], on_event: &mut dyn FnMut(&str, &str)) {
+    fn line(&mut self, line: &[u8], on_event: &mut OnEvent) {
         if line.is_empty() {
             if self.has_data {
                 let name = if self.event.is_empty() {
@@ -103,7 +117,7 @@ impl SseParser {
                 } else {
                     &self.event
                 };
-                on_event(name, &self.data);
+                on_event(name, &mut self.data);
             }
             self.event.clear();
             self.data.clear();

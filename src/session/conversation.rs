@@ -3,6 +3,7 @@
 //! tool_use (a crash between an assistant line and its results) when building messages.
 use crate::util::jsonl::{quote, Obj};
 use serde_json::Value;
+use std::io::Write;
 use std::path::Path;
 
 /// One tool call of an assistant message.
@@ -24,60 +25,90 @@ pub fn user_text_line(content: &str) -> String {
 
 /// `{"role":"assistant","content":[thinking, text, tool_use…]}` (thinking and text always present).
 pub fn assistant_line(thinking: &str, text: &str, tools: &[ToolUse]) -> String {
-    let mut arr = String::from("[");
-    arr.push_str(
-        &Obj::new()
-            .str("type", "thinking")
-            .str("thinking", thinking)
-            .finish(),
-    );
-    arr.push(',');
-    arr.push_str(&Obj::new().str("type", "text").str("text", text).finish());
+    let mut out = Vec::with_capacity(thinking.len() + text.len() + 96);
+    let _ = write_assistant_line(&mut out, thinking, text, tools); // ok: a Vec never fails
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`assistant_line`] written straight into `w` (a huge answer is escaped into the file,
+/// never copied into a line first). The same bytes.
+pub fn write_assistant_line(
+    w: &mut dyn Write,
+    thinking: &str,
+    text: &str,
+    tools: &[ToolUse],
+) -> std::io::Result<()> {
+    w.write_all(br#"{"role":"assistant","content":[{"type":"thinking","thinking":"#)?;
+    serde_json::to_writer(&mut *w, thinking)?;
+    w.write_all(br#"},{"type":"text","text":"#)?;
+    serde_json::to_writer(&mut *w, text)?;
+    w.write_all(b"}")?;
     for t in tools {
-        arr.push(',');
-        arr.push_str(
-            &Obj::new()
-                .str("type", "tool_use")
-                .str("id", &t.id)
-                .str("name", &t.name)
-                .raw("input", &t.input_raw)
-                .finish(),
-        );
+        w.write_all(br#",{"type":"tool_use","id":"#)?;
+        serde_json::to_writer(&mut *w, &t.id)?;
+        w.write_all(br#","name":"#)?;
+        serde_json::to_writer(&mut *w, &t.name)?;
+        w.write_all(br#","input":"#)?;
+        w.write_all(t.input_raw.as_bytes())?;
+        w.write_all(b"}")?;
     }
-    arr.push(']');
-    Obj::new()
-        .str("role", "assistant")
-        .raw("content", &arr)
-        .finish()
+    w.write_all(b"]}")
 }
 
 /// `{"role":"user","content":[{"type":"tool_result","tool_use_id":"…","content":"…"},…]}`
 pub fn tool_results_line(results: &[(String, String)]) -> String {
-    let mut arr = String::from("[");
+    let mut out = Vec::with_capacity(results.iter().map(|r| r.1.len() + 64).sum::<usize>() + 32);
+    let _ = write_tool_results_line(&mut out, results); // ok: a Vec never fails
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`tool_results_line`] written straight into `w`. The same bytes.
+pub fn write_tool_results_line(
+    w: &mut dyn Write,
+    results: &[(String, String)],
+) -> std::io::Result<()> {
+    w.write_all(br#"{"role":"user","content":["#)?;
     for (i, (id, content)) in results.iter().enumerate() {
         if i > 0 {
-            arr.push(',');
+            w.write_all(b",")?;
         }
-        arr.push_str(
-            &Obj::new()
-                .str("type", "tool_result")
-                .str("tool_use_id", id)
-                .str("content", content)
-                .finish(),
-        );
+        w.write_all(br#"{"type":"tool_result","tool_use_id":"#)?;
+        serde_json::to_writer(&mut *w, id)?;
+        w.write_all(br#","content":"#)?;
+        serde_json::to_writer(&mut *w, content)?;
+        w.write_all(b"}")?;
     }
-    arr.push(']');
-    Obj::new().str("role", "user").raw("content", &arr).finish()
+    w.write_all(b"]}")
+}
+
+/// Append one model call: its assistant line and, when it called tools, the results line,
+/// streamed into the file in one append (see [`crate::util::fsx::append_with`]).
+pub fn append_call(
+    path: &Path,
+    thinking: &str,
+    text: &str,
+    tools: &[ToolUse],
+    results: &[(String, String)],
+) -> std::io::Result<()> {
+    crate::util::fsx::append_with(path, |w| {
+        write_assistant_line(w, thinking, text, tools)?;
+        w.write_all(b"\n")?;
+        if !tools.is_empty() {
+            write_tool_results_line(w, results)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
 }
 
 /// Append lines with one write so an assistant line and its results land together.
 pub fn append_lines(path: &Path, lines: &[String]) -> std::io::Result<()> {
-    let mut buf = String::new();
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(lines.len() * 2);
     for l in lines {
-        buf.push_str(l);
-        buf.push('\n');
+        parts.push(l.as_bytes());
+        parts.push(b"\n");
     }
-    crate::util::fsx::append_bytes(path, buf.as_bytes())
+    crate::util::fsx::append_parts(path, &parts)
 }
 
 /// The raw, valid lines of the file (blank and corrupt lines skipped; count of skipped).

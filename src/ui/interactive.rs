@@ -248,16 +248,31 @@ fn editor_loop(
                 }
             }
             Err(ReadlineError::Eof) => {
+                hang_up_if_gone();
                 session_end(writer);
                 return;
             }
             Err(e) => {
-                crate::util::say::err_line(&format!("Error: line editor: {e}"));
+                if !hang_up_if_gone() {
+                    crate::util::say::err_line(&format!("Error: line editor: {e}"));
+                }
                 session_end(writer);
                 return;
             }
         }
     }
+}
+
+/// The terminal was closed (reads see end-of-file, writes and ioctls fail with EIO): treat
+/// it as the SIGHUP a login shell would forward, so the running turn and the run's children
+/// end now instead of running on for nobody. Not every close comes with a SIGHUP (a
+/// non-interactive shell as the session leader forwards none). True when the terminal is gone.
+fn hang_up_if_gone() -> bool {
+    if nix::sys::termios::tcgetattr(std::io::stdin()).is_ok() {
+        return false;
+    }
+    let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGHUP);
+    true
 }
 
 /// No terminal: one input per line of stdin; `exit`/`quit` or EOF ends the session.

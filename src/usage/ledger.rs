@@ -23,12 +23,15 @@ pub struct LedgerEntry {
     pub first_token_ms: u64,
     pub tok_per_sec: u64,
     pub retries: u64,
+    /// The server streamed no usage: the token figures were estimated from the bytes sent
+    /// and received. Written as `"estimated":true` only then (older lines stay as they were).
+    pub estimated: bool,
 }
 
 impl LedgerEntry {
     /// The line (without newline), keys in this fixed order.
     pub fn to_line(&self) -> String {
-        Obj::new()
+        let o = Obj::new()
             .str("time", &self.time)
             .str("provider", &self.provider)
             .str("model", &self.model)
@@ -40,8 +43,13 @@ impl LedgerEntry {
             .num("elapsed_ms", self.elapsed_ms as i64)
             .num("first_token_ms", self.first_token_ms as i64)
             .num("tok_per_sec", self.tok_per_sec as i64)
-            .num("retries", self.retries as i64)
-            .finish()
+            .num("retries", self.retries as i64);
+        let o = if self.estimated {
+            o.bool("estimated", true)
+        } else {
+            o
+        };
+        o.finish()
     }
 
     /// Parse a ledger line; `None` for anything that is not one.
@@ -72,6 +80,7 @@ impl LedgerEntry {
             first_token_ms: n("first_token_ms")?,
             tok_per_sec: n("tok_per_sec")?,
             retries: n("retries")?,
+            estimated: o.get("estimated").and_then(Value::as_bool).unwrap_or(false),
         })
     }
 
@@ -171,8 +180,17 @@ mod tests {
             first_token_ms: 300,
             tok_per_sec: 13,
             retries: 1,
+            estimated: false,
         };
         let l = e.to_line();
+        assert!(!l.contains("estimated"), "{l}");
+        let est = LedgerEntry {
+            estimated: true,
+            ..e.clone()
+        };
+        let le = est.to_line();
+        assert_eq!(le, format!("{},\"estimated\":true}}", &l[..l.len() - 1]));
+        assert_eq!(LedgerEntry::parse(&le), Some(est));
         assert!(l.starts_with(r#"{"time":"2026-12-01T04:07:38Z","provider":"claude","model":"claude-sonnet-4-5","kind":"agent","input_tokens":100,"#));
         assert!(l.ends_with(r#""tok_per_sec":13,"retries":1}"#));
         assert_eq!(LedgerEntry::parse(&l), Some(e));

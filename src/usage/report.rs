@@ -19,6 +19,8 @@ pub struct Totals {
     pub elapsed_ms: u64,
     pub cost: f64,
     pub priced_calls: u64,
+    /// Calls whose token figures were estimated (the server streamed no usage).
+    pub estimated_calls: u64,
 }
 
 impl Totals {
@@ -29,6 +31,7 @@ impl Totals {
         self.usage.cache_read += e.cache_read;
         self.usage.cache_creation += e.cache_creation;
         self.elapsed_ms += e.elapsed_ms;
+        self.estimated_calls += u64::from(e.estimated);
         if let Some(pr) = ov.price(&e.model) {
             self.cost += cost(&pr, &e.usage());
             self.priced_calls += 1;
@@ -44,6 +47,7 @@ impl Totals {
         self.elapsed_ms += o.elapsed_ms;
         self.cost += o.cost;
         self.priced_calls += o.priced_calls;
+        self.estimated_calls += o.estimated_calls;
     }
 
     fn cost_json(&self) -> Value {
@@ -72,6 +76,10 @@ impl Totals {
             "unpriced_calls".into(),
             json!(self.calls - self.priced_calls),
         );
+        // Only when there are some: the output of sessions with real figures is unchanged.
+        if self.estimated_calls > 0 {
+            head.insert("estimated_calls".into(), json!(self.estimated_calls));
+        }
         Value::Object(head)
     }
 
@@ -156,8 +164,16 @@ pub fn name_of(p: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// One table row; token figures that include estimates carry a `~` (see the footnote).
 pub fn row(w: usize, name: &str, t: &Totals) -> String {
-    use crate::usage::report::fmt_n as n;
+    let est = t.estimated_calls > 0;
+    let n = |v: u64| {
+        if est {
+            format!("~{}", fmt_n(v))
+        } else {
+            fmt_n(v)
+        }
+    };
     format!(
         "{:<w$} {:>6} {:>12} {:>10} {:>12} {:>12} {:>9} {:>10}\n",
         name,
@@ -215,6 +231,12 @@ pub fn render_table(
     }
     s.push('\n');
     s.push_str(&row(w, "TOTAL", total));
+    if total.estimated_calls > 0 {
+        s.push_str(&format!(
+            "\n~ includes estimated figures: for {} call(s) the server streamed no usage, so tokens were estimated from the bytes sent and received (about 4 bytes per token)\n",
+            total.estimated_calls
+        ));
+    }
     if total.priced_calls < total.calls {
         s.push_str("\n* cost covers only models with a known price (set others under \"prices\" in ~/.bash-agent/config.json)\n");
     }

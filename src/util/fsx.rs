@@ -5,14 +5,11 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 /// Append `line` (a `\n` is added if missing) with a single `write(2)` on an O_APPEND
-/// descriptor, so concurrent appenders never interleave inside a line.
+/// descriptor, so concurrent appenders never interleave inside a line. The line and its
+/// newline go out as one vectored write: a 50 MB line is never copied to add its newline.
 pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
-    let mut buf = Vec::with_capacity(line.len() + 1);
-    buf.extend_from_slice(line.as_bytes());
-    if !buf.ends_with(b"\n") {
-        buf.push(b'\n');
-    }
-    append_bytes(path, &buf)
+    let nl: &[u8] = if line.ends_with('\n') { b"" } else { b"\n" };
+    append_parts(path, &[line.as_bytes(), nl])
 }
 
 /// Append raw bytes in one write call on an O_APPEND descriptor (created 0600 if missing).
@@ -21,8 +18,72 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
 /// file ends in a torn line (from an older crash or a full disk), the new bytes start on a
 /// fresh line instead of being glued to it.
 pub fn append_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    append_parts(path, &[bytes])
+}
+
+/// [`append_bytes`] of the concatenation of `parts`, as one vectored write (no copy).
+pub fn append_parts(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+    let (mut f, start, glue) = open_append(path)?;
+    let mut all: Vec<io::IoSlice> = Vec::with_capacity(parts.len() + 1);
+    if glue {
+        all.push(io::IoSlice::new(b"\n"));
+    }
+    all.extend(
+        parts
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(|p| io::IoSlice::new(p)),
+    );
+    let mut bufs = &mut all[..];
+    while !bufs.is_empty() {
+        match f.write_vectored(bufs) {
+            Ok(0) => {
+                let _ = f.set_len(start);
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            Ok(n) => io::IoSlice::advance_slices(&mut bufs, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                let _ = f.set_len(start);
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Append what `write` produces, streamed through a 64 KiB buffer: a line that is too big
+/// to copy (a 50 MB answer) is serialised straight into the file. Lines shorter than the
+/// buffer still go out in one write. Only for files one writer appends to (the run holds
+/// the session's lock): a long line takes several writes. On an error the file is cut
+/// back, as in [`append_bytes`].
+pub fn append_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let (f, start, glue) = open_append(path)?;
+    let mut w = io::BufWriter::with_capacity(64 * 1024, f);
+    let res = (|| {
+        if glue {
+            w.write_all(b"\n")?;
+        }
+        write(&mut w)?;
+        w.flush()
+    })();
+    // Taken apart, not dropped: a drop would flush what is left after the cut.
+    let (f, _unwritten) = w.into_parts();
+    if let Err(e) = res {
+        let _ = f.set_len(start);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Open for appending: the file, its length, and whether it ends in a torn line (the new
+/// bytes must start with a newline).
+fn open_append(path: &Path) -> io::Result<(File, u64, bool)> {
     use std::os::unix::fs::FileExt;
-    let mut f = OpenOptions::new()
+    let f = OpenOptions::new()
         .read(true)
         .create(true)
         .append(true)
@@ -34,18 +95,7 @@ pub fn append_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if start > 0 {
         let _ = f.read_at(&mut last, start - 1);
     }
-    let glued;
-    let data = if last[0] == b'\n' {
-        bytes
-    } else {
-        glued = [&b"\n"[..], bytes].concat();
-        &glued[..]
-    };
-    if let Err(e) = f.write_all(data) {
-        let _ = f.set_len(start);
-        return Err(e);
-    }
-    Ok(())
+    Ok((f, start, last[0] != b'\n'))
 }
 
 /// Replace `path` atomically: write a sibling temp file, fsync it, keep the old file's mode,

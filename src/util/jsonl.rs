@@ -75,8 +75,28 @@ impl Obj {
 /// Append `s` as a JSON string literal (serde_json's escaping: `\"` `\\` `\b\f\n\r\t`,
 /// other control bytes as lower-case `\u00xx`, `/` and non-ASCII raw — the reference rules).
 pub fn push_str(buf: &mut String, s: &str) {
-    // serde_json never fails on a &str.
-    buf.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())); // ok: infallible for str
+    buf.reserve(s.len() + 2);
+    // Escaped straight into `buf` (no temporary copy of a large string). serde_json never
+    // fails on a &str, and it writes whole UTF-8 pieces.
+    if serde_json::to_writer(StrWriter(buf), s).is_err() {
+        buf.push_str("\"\"");
+    }
+}
+
+/// `io::Write` into a `String`, for serde_json's escaper (which only writes valid UTF-8
+/// pieces of a `&str`).
+pub struct StrWriter<'a>(pub &'a mut String);
+
+impl std::io::Write for StrWriter<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let s = std::str::from_utf8(b)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        self.0.push_str(s);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Quote a string as a JSON literal.

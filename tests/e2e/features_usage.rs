@@ -20,6 +20,7 @@ fn entry(model: &str, kind: &str, input: u64, output: u64, age_secs: i64) -> Led
         first_token_ms: 200,
         tok_per_sec: 40,
         retries: 0,
+        estimated: false,
     }
 }
 

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod answer_ends;
 mod ends;
 mod faults_disk;
 mod faults_fifo;
@@ -17,7 +18,9 @@ mod faults_provider;
 mod faults_secrets;
 mod faults_torn;
 mod fuzz_regress;
+mod huge_answer;
 mod provider_faults;
 mod sandbox_e2e;
 mod sandbox_modes;
 mod sandbox_secrets;
+mod usage_estimated;

@@ -7,6 +7,7 @@
 mod support;
 
 mod interactive_e2e;
+mod interactive_hangup;
 mod interactive_permissions;
 mod interactive_pty;
 mod interactive_render;

@@ -109,6 +109,20 @@ impl Run {
     }
     /// `vars`: extra environment (`NO_COLOR=1 TERM=…`); `args`: extra flags (shell words).
     pub fn start_with(t: &Tmux, env: &Env, name: &str, url: &str, vars: &str, args: &str) -> Run {
+        Run::start_opts(t, env, name, url, vars, args, false)
+    }
+    /// [`Run::start_with`]; `hangup_proof`: the pane's shell ignores SIGHUP, so it still
+    /// writes the exit code after the test closes the terminal (the agent installs its own
+    /// SIGHUP handler, which replaces the inherited "ignore").
+    pub fn start_opts(
+        t: &Tmux,
+        env: &Env,
+        name: &str,
+        url: &str,
+        vars: &str,
+        args: &str,
+        hangup_proof: bool,
+    ) -> Run {
         let tmp = env.dir.path();
         let pid_file = tmp.join(format!("{name}.pid"));
         let rc_file = tmp.join(format!("{name}.rc"));
@@ -129,11 +143,19 @@ impl Run {
             ),
         )
         .expect("script");
-        let cmd = format!(
-            "sh '{}'; echo $? > '{}'; sleep 120",
-            script.display(),
-            rc_file.display()
-        );
+        let cmd = if hangup_proof {
+            format!(
+                "trap '' HUP; sh '{}'; echo $? > '{}'",
+                script.display(),
+                rc_file.display()
+            )
+        } else {
+            format!(
+                "sh '{}'; echo $? > '{}'; sleep 120",
+                script.display(),
+                rc_file.display()
+            )
+        };
         t.run(&[
             "new-session",
             "-d",

@@ -33,6 +33,23 @@ pub fn init(ctx: &AgentCtx, arg: Option<&str>) -> String {
 
 pub fn status(rt: &AgentCtx) -> String {
     let s = Stats::load(&rt.session.stats());
+    // Never "context 0" for a session that has a conversation: with no usage recorded
+    // (a shell-written session, or no call yet in a run that resumed one) its size stands
+    // in, about 4 bytes per token, as for a server that streams no usage.
+    let conv_bytes = std::fs::metadata(rt.session.conversation()).map_or(0, |m| m.len());
+    let (context, context_note) = if s.current_context_tokens == 0 && conv_bytes > 0 {
+        (
+            conv_bytes.div_ceil(4),
+            " (estimated from the conversation's size)",
+        )
+    } else if crate::provider::last_usage_estimated() || last_call_estimated(rt) {
+        (
+            s.current_context_tokens,
+            " (estimated: the server reports no usage)",
+        )
+    } else {
+        (s.current_context_tokens, "")
+    };
     let p = &rt.cfg.provider;
     let cost = crate::usage::prices::estimate_cost(&p.model, &s.totals())
         .map(|c| format!("${c:.4}"))
@@ -51,16 +68,18 @@ pub fn status(rt: &AgentCtx) -> String {
         thousands(s.total_cache_read_tokens),
         thousands(s.total_cache_creation_tokens),
         thousands(s.total_output_tokens),
-        thousands(s.current_context_tokens),
+        thousands(context),
         thousands(rt.cfg.max_context),
-        if crate::provider::last_usage_estimated() {
-            " (estimated: the server reports no usage)"
-        } else {
-            ""
-        },
+        context_note,
         s.last_call_speed_tok_per_sec,
         cost
     )
+}
+
+/// Whether the session's last recorded call had estimated figures (also from an earlier run).
+fn last_call_estimated(rt: &AgentCtx) -> bool {
+    let (entries, _) = crate::usage::ledger::read(&rt.session.dir.join("usage.jsonl"));
+    entries.last().is_some_and(|e| e.estimated)
 }
 
 fn cost_text(t: &Totals) -> String {
