@@ -1,6 +1,7 @@
 //! conversation.jsonl (docs/sessions.md): line shapes with the reference key order,
 //! whole-line appends, and a reader that skips corrupt lines and repairs a dangling
 //! tool_use (a crash between an assistant line and its results) when building messages.
+use super::line_meta::{self, LineMeta};
 use crate::util::jsonl::{quote, Obj};
 use serde_json::Value;
 use std::path::Path;
@@ -82,19 +83,49 @@ pub fn append_lines(path: &Path, lines: &[String]) -> std::io::Result<()> {
 
 /// The raw, valid lines of the file (blank and corrupt lines skipped; count of skipped).
 pub fn read_lines(path: &Path) -> (Vec<String>, usize) {
-    let text = crate::util::fsx::read_lossy(path);
-    let mut out = Vec::new();
-    let mut bad = 0;
-    for l in text.lines() {
+    let (lines, _, bad) = read_with_meta(path);
+    (lines, bad)
+}
+
+/// The file read once, line by line (no copy of the whole file), each valid line with
+/// what [`message_lines`] needs to know of it (`line_meta.rs`: one scan, no value tree).
+fn read_with_meta(path: &Path) -> (Vec<String>, Vec<LineMeta>, usize) {
+    use std::io::BufRead;
+    let (mut out, mut metas, mut bad) = (Vec::new(), Vec::new(), 0);
+    let Ok(f) = std::fs::File::open(path) else {
+        return (out, metas, bad);
+    };
+    let mut r = std::io::BufReader::with_capacity(256 * 1024, f);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match r.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        // As `str::lines` splits: without the `\n` and one `\r` before it.
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        let l = match std::str::from_utf8(&buf) {
+            Ok(l) => l.to_string(),
+            Err(_) => String::from_utf8_lossy(&buf).into_owned(),
+        };
         if l.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Value>(l) {
-            Ok(Value::Object(_)) => out.push(l.to_string()),
-            _ => bad += 1,
+        match line_meta::meta(&l) {
+            Some(m) => {
+                out.push(l);
+                metas.push(m);
+            }
+            None => bad += 1,
         }
     }
-    (out, bad)
+    (out, metas, bad)
 }
 
 /// Message lines ready for a request: valid lines, plus a synthetic tool_result line
@@ -104,10 +135,19 @@ pub fn read_lines(path: &Path) -> (Vec<String>, usize) {
 /// were never answered, so the model is asked again rather than told they ran. When the
 /// list then ends with several user messages in a row (an answer that was never
 /// stored), they are merged, in order, into one.
+///
+/// The file is read once and every line is scanned once; the lines go into the request
+/// as they are stored (`provider/body.rs` splices them in).
 pub fn message_lines(path: &Path) -> Vec<String> {
-    let (mut lines, _) = read_lines(path);
-    drop_dangling_tail(&mut lines);
-    merge_trailing_user_turns(repair(lines))
+    let (mut lines, mut metas, _) = read_with_meta(path);
+    let turns = metas.iter().rev().take_while(|m| m.user_turn).count();
+    if let Some(at) = lines.len().checked_sub(turns + 1) {
+        if !metas[at].tool_uses.is_empty() {
+            lines.remove(at);
+            metas.remove(at);
+        }
+    }
+    merge_trailing_user_turns(repair_with(lines, metas))
 }
 
 /// Remove the last assistant line when it has tool_use blocks and only user turns (no
@@ -184,36 +224,17 @@ pub fn merge_trailing_user_turns(mut lines: Vec<String>) -> Vec<String> {
 
 /// See [`message_lines`].
 pub fn repair(lines: Vec<String>) -> Vec<String> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut pending: Vec<String> = Vec::new();
-    for l in lines {
-        let v: Value = serde_json::from_str(&l).unwrap_or(Value::Null);
-        let results = tool_result_ids(&v);
-        if !pending.is_empty() {
-            let missing: Vec<String> = pending
-                .iter()
-                .filter(|id| !results.contains(id))
-                .cloned()
-                .collect();
-            if !missing.is_empty() && results.is_empty() {
-                let r: Vec<(String, String)> = missing
-                    .into_iter()
-                    .map(|id| {
-                        (
-                            id,
-                            "Error: tool result lost (the run was interrupted)".into(),
-                        )
-                    })
-                    .collect();
-                out.push(tool_results_line(&r));
-            }
-            pending.clear();
-        }
-        pending = tool_use_ids(&v);
-        out.push(l);
-    }
-    if !pending.is_empty() {
-        let r: Vec<(String, String)> = pending
+    let metas = lines
+        .iter()
+        .map(|l| line_meta::meta(l).unwrap_or_default())
+        .collect();
+    repair_with(lines, metas)
+}
+
+/// [`repair`] over lines whose facts are known.
+fn repair_with(lines: Vec<String>, metas: Vec<LineMeta>) -> Vec<String> {
+    let lost = |ids: Vec<String>| {
+        let r: Vec<(String, String)> = ids
             .into_iter()
             .map(|id| {
                 (
@@ -222,7 +243,26 @@ pub fn repair(lines: Vec<String>) -> Vec<String> {
                 )
             })
             .collect();
-        out.push(tool_results_line(&r));
+        tool_results_line(&r)
+    };
+    let mut out = Vec::with_capacity(lines.len());
+    let mut pending: Vec<String> = Vec::new();
+    for (l, m) in lines.into_iter().zip(metas) {
+        if !pending.is_empty() {
+            let missing: Vec<String> = pending
+                .iter()
+                .filter(|id| !m.tool_results.contains(id))
+                .cloned()
+                .collect();
+            if !missing.is_empty() && m.tool_results.is_empty() {
+                out.push(lost(missing));
+            }
+        }
+        pending = m.tool_uses;
+        out.push(l);
+    }
+    if !pending.is_empty() {
+        out.push(lost(pending));
     }
     out
 }
