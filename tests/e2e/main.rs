@@ -23,6 +23,7 @@ mod prompt_e2e;
 mod replay_parity;
 mod settings_e2e;
 mod shell_fixture_formats;
+mod shell_snapshot;
 mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
