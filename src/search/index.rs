@@ -126,7 +126,9 @@ impl Index {
         let _: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
         // A sync is one transaction: a larger page cache and in-memory temp tables keep a
         // first build of many sessions from spilling to disk.
-        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000")?;
+        conn.execute_batch(
+            "PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000",
+        )?;
         let mut idx = Index { conn };
         idx.ensure_schema()?;
         Ok(idx)
