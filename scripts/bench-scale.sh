@@ -52,7 +52,7 @@ row() { SCALE_ROWS+="$*"$'\n'; }
 log "scale: long sessions vs curl"
 LONG_HOME=$BENCH_DIR/home-long
 LONG_NS=(10 100 1000 10000 50000)
-[[ $QUICK == 1 ]] && LONG_NS=(10 1000 10000)
+[[ $QUICK == 1 ]] && LONG_NS=(10 1000 50000)
 cat >"$TMP/long.json" <<'EOF'
 [{"repeat": true, "text": "ok", "usage": {"input": 10, "output": 1}}]
 EOF

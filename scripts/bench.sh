@@ -292,6 +292,8 @@ if [[ -f $BIG ]] && "$BIN" --session big --replay-frames >"$TMP/replay.out" 2>"$
     cat "$BIG" >/dev/null 2>&1 || true # page cache warm for every figure alike
     T_REPLAY=$(median_ms "$RUNS" "$BIN" --session big --replay-frames || true)
     REPLAY_NOTE="$(wc -c <"$TMP/replay.out") bytes of frames"
+elif [[ ! -f $BIG ]]; then
+    REPLAY_NOTE="skipped (BENCH_QUICK=1: no 1 GB file)"
 else
     REPLAY_NOTE="failed: $(head -c 120 "$TMP/replay.err" | tr '\n' ' ')"
 fi

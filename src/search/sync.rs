@@ -123,6 +123,17 @@ pub(crate) fn sync_in(
         if t.is_empty() {
             continue;
         }
+        // Most events (usage, stop, tool timing…) hold no searchable text: a scan that
+        // reads only `type` tells them apart without building the whole value.
+        if let Ok(k) = serde_json::from_str::<Kind>(t)
+            .map_err(|_| ())
+            .and_then(|k| if t.starts_with('{') { Ok(k) } else { Err(()) })
+        {
+            if !super::writer::is_searchable(&k.ty) {
+                w.skip().map_err(err)?;
+                continue;
+            }
+        }
         match serde_json::from_str::<Value>(t) {
             Ok(v) if v.get("type").and_then(Value::as_str).is_some() => {
                 st.messages += w.line(&v, line_no, at).map_err(err)?;
@@ -145,6 +156,13 @@ pub(crate) fn sync_in(
     })
     .map_err(err)?;
     Ok(())
+}
+
+/// The `type` of an event line (the rest is only validated).
+#[derive(serde::Deserialize)]
+struct Kind<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: std::borrow::Cow<'a, str>,
 }
 
 #[derive(Debug, Default, Clone)]
