@@ -46,7 +46,10 @@ rss_mb() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 SCALE_ROWS=""
-row() { SCALE_ROWS+="$*"$'\n'; }
+row() {
+    SCALE_ROWS+="$*"$'\n'
+    log "$*"
+}
 
 # ---------------------------------------------------------------- long sessions
 log "scale: long sessions vs curl"
@@ -181,7 +184,8 @@ PY
     touch "$SEARCH_HOME/.complete"
 fi
 agent_env "$SEARCH_HOME"
-one=$(ls -d "$SEARCH_HOME/.bash-agent/projects/$KEY"/*/ | head -1)
+sdirs=("$SEARCH_HOME/.bash-agent/projects/$KEY"/*/)
+one=${sdirs[0]}
 t_build=$(paired_ms "$SRUNS" "rm -f '$SEARCH_HOME/.bash-agent/index.db'*" "$BIN" search tokenizer || echo "")
 "$BIN" search tokenizer >/dev/null 2>&1 || true
 t_warm=$(paired_ms "$((SRUNS * 2))" "true" "$BIN" search tokenizer || echo "")
