@@ -170,20 +170,17 @@ pub fn drop_dangling_tail(lines: &mut Vec<String>) {
 /// before their results were written), move that line to a side file so the file stays
 /// consistent. Returns the `error` event text when it did.
 pub fn repair_file_tail(path: &Path) -> std::io::Result<Option<String>> {
-    let text = crate::util::fsx::read_lossy(path);
-    let body = text.trim_end_matches('\n');
-    if body.is_empty() {
+    let Some((start, last)) = last_line(path) else {
         return Ok(None);
-    }
-    let start = body.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let v: Value = match serde_json::from_str(&body[start..]) {
+    };
+    let v: Value = match serde_json::from_str(&last) {
         Ok(v) => v,
         Err(_) => return Ok(None),
     };
     if tool_use_ids(&v).is_empty() {
         return Ok(None);
     }
-    let fix = crate::session::torn::move_tail_from(path, start as u64)?;
+    let fix = crate::session::torn::move_tail_from(path, start)?;
     let side = match &fix {
         crate::session::torn::TailFix::Moved { side, .. } => side
             .file_name()
@@ -195,6 +192,36 @@ pub fn repair_file_tail(path: &Path) -> std::io::Result<Option<String>> {
         "conversation.jsonl ended with tool calls whose results were never written: \
          that assistant line was moved to {side}"
     )))
+}
+
+/// The last line of the file (trailing newlines ignored) and its offset, read from the end
+/// in growing steps: a long session is not read whole to look at its last line.
+fn last_line(path: &Path) -> Option<(u64, String)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut step: u64 = 64 * 1024;
+    loop {
+        let from = len.saturating_sub(step);
+        f.seek(SeekFrom::Start(from)).ok()?;
+        let mut buf = Vec::with_capacity((len - from) as usize);
+        (&mut f).take(len - from).read_to_end(&mut buf).ok()?;
+        let body = match buf.iter().rposition(|&b| b != b'\n') {
+            Some(i) => &buf[..=i],
+            None if from == 0 => return None,
+            None => &buf[..0],
+        };
+        match body.iter().rposition(|&b| b == b'\n') {
+            Some(i) => {
+                let text = String::from_utf8_lossy(&body[i + 1..]).into_owned();
+                return Some((from + i as u64 + 1, text));
+            }
+            None if from == 0 => {
+                return (!body.is_empty()).then(|| (0, String::from_utf8_lossy(body).into_owned()));
+            }
+            None => step = step.saturating_mul(4),
+        }
+    }
 }
 
 /// The text of a user turn (`"role":"user"` with string content), if `line` is one.
@@ -422,6 +449,25 @@ mod tests {
         // One user turn at the end stays as it is.
         let one = vec![user_text_line("x")];
         assert_eq!(merge_trailing_user_turns(one.clone()), one);
+    }
+
+    #[test]
+    fn last_line_reads_from_the_end() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("c.jsonl");
+        assert_eq!(last_line(&p), None);
+        std::fs::write(&p, "").unwrap();
+        assert_eq!(last_line(&p), None);
+        std::fs::write(&p, "\n\n").unwrap();
+        assert_eq!(last_line(&p), None);
+        std::fs::write(&p, "only\n").unwrap();
+        assert_eq!(last_line(&p), Some((0, "only".into())));
+        let long = "x".repeat(200_000);
+        std::fs::write(&p, format!("a\n{long}\n\n")).unwrap();
+        assert_eq!(last_line(&p), Some((2, long.clone())));
+        let pad = "\n".repeat(70_000);
+        std::fs::write(&p, format!("{long}\nlast{pad}")).unwrap();
+        assert_eq!(last_line(&p), Some((200_001, "last".into())));
     }
 
     #[test]
