@@ -4,6 +4,13 @@
 #   scripts/bench.sh                 # everything (~5-10 min the first time, data is reused)
 #   BENCH_RUNS=20 scripts/bench.sh   # more runs per figure (default 30; medians throughout)
 #   BENCH_SKIP_SEARCH=1 scripts/bench.sh   # skip the 100k-file Grep/Glob comparison
+#   BENCH_QUICK=1 scripts/bench.sh   # smoke run (a few minutes): 5 runs, short curves, no
+#                                    # cargo bench, no 100k-file tree, no 1 GB file
+#   BENCH_BASE_BIN=old/bash-agent scripts/bench.sh   # also time a previous build, paired
+#   BENCH_BIN=path scripts/bench.sh  # time that binary (no cargo build)
+#
+# The scale figures (long sessions, shell snapshot, search, listing, events, no MCP) are
+# in scripts/bench-scale.sh, sourced below; the plot goes to BENCHMARKS-curves.svg.
 #
 # Uses hyperfine when installed (tries apt-get), else a timing loop; strace for the fork
 # count; /usr/bin/time for peak RSS. Generated data lives under $BENCH_DIR (default
@@ -12,9 +19,15 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${BENCH_RUNS:-30}
+QUICK=${BENCH_QUICK:-0}
+if [[ $QUICK == 1 ]]; then
+    RUNS=${BENCH_RUNS:-5}
+    BENCH_SKIP_SEARCH=1
+fi
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 BENCH_DIR=${BENCH_DIR:-/tmp/bash-agent-bench}
 OUT_MD=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
-BIN=$ROOT/target/release/bash-agent
+BIN=${BENCH_BIN:-$ROOT/target/release/bash-agent}
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -34,15 +47,18 @@ try_install() { # try_install CMD PACKAGE
 
 # ---------------------------------------------------------------- build (real HOME)
 cd "$ROOT"
-log "cargo build --release"
-cargo build --release --quiet
-log "cargo bench --bench sse"
-SSE_OUT=$(cargo bench --quiet --bench sse 2>/dev/null || true)
+if [[ -z ${BENCH_BIN:-} ]]; then
+    log "cargo build --release"
+    cargo build --release --quiet
+fi
+SSE_OUT="" SBX_OUT=""
+[[ $QUICK == 1 ]] || log "cargo bench --bench sse"
+[[ $QUICK == 1 ]] || SSE_OUT=$(cargo bench --quiet --bench sse 2>/dev/null || true)
 SSE_PARSE=$(printf '%s\n' "$SSE_OUT" | grep -m1 'parse:' | grep -oE '[0-9.]+ MB/s' | grep -oE '[0-9.]+' || true)
 SSE_NORM=$(printf '%s\n' "$SSE_OUT" | grep -m1 'normalise' | grep -oE '[0-9.]+ MB/s' | grep -oE '[0-9.]+' || true)
 
-log "cargo bench --bench sandbox"
-SBX_OUT=$(cargo bench --quiet --bench sandbox 2>/dev/null || true)
+[[ $QUICK == 1 ]] || log "cargo bench --bench sandbox"
+[[ $QUICK == 1 ]] || SBX_OUT=$(cargo bench --quiet --bench sandbox 2>/dev/null || true)
 SBX_COST=$(printf '%s\n' "$SBX_OUT" | grep -m1 'cost per command' | grep -oE '[-0-9.]+ us' | awk '{ printf "%.3f", $1 / 1000 }' || true)
 SBX_PREP=$(printf '%s\n' "$SBX_OUT" | grep -m1 'prepare' | grep -oE '[0-9.]+ us' | grep -oE '[0-9.]+' || true)
 SBX_ABI=$(printf '%s\n' "$SBX_OUT" | grep -m1 'landlock abi' | grep -oE '[0-9]+$' || true)
@@ -239,7 +255,7 @@ fi
 log "replay of the last 10 turns from a 1 GB events.jsonl"
 REPLAY_HOME=$BENCH_DIR/home-replay
 BIG=$REPLAY_HOME/.bash-agent/projects/$KEY/big/events.jsonl
-if [[ ! -f $BIG || $(stat -c %s "$BIG") -lt 1000000000 ]]; then
+if [[ $QUICK != 1 && (! -f $BIG || $(stat -c %s "$BIG") -lt 1000000000) ]]; then
     mkdir -p "$(dirname "$BIG")"
     python3 - "$BIG" <<'PY'
 import json, sys
@@ -267,14 +283,17 @@ with open(sys.argv[1], "wb") as f:
         written += len(block)
 PY
 fi
-BIG_MB=$(($(stat -c %s "$BIG") / 1000000))
 agent_env "$REPLAY_HOME"
 T_REPLAY=""
 REPLAY_NOTE=""
-if "$BIN" --session big --replay-frames >"$TMP/replay.out" 2>"$TMP/replay.err"; then
+BIG_MB=0
+[[ -f $BIG ]] && BIG_MB=$(($(stat -c %s "$BIG") / 1000000))
+if [[ -f $BIG ]] && "$BIN" --session big --replay-frames >"$TMP/replay.out" 2>"$TMP/replay.err"; then
     cat "$BIG" >/dev/null 2>&1 || true # page cache warm for every figure alike
     T_REPLAY=$(median_ms "$RUNS" "$BIN" --session big --replay-frames || true)
     REPLAY_NOTE="$(wc -c <"$TMP/replay.out") bytes of frames"
+elif [[ ! -f $BIG ]]; then
+    REPLAY_NOTE="skipped (BENCH_QUICK=1: no 1 GB file)"
 else
     REPLAY_NOTE="failed: $(head -c 120 "$TMP/replay.err" | tr '\n' ' ')"
 fi
@@ -341,6 +360,13 @@ PY
 }
 # ---------------------------------------------------------------- bench_huge_answer (end)
 
+# ---------------------------------------------------------------- at scale
+agent_env "$BENCH_DIR/home-empty"
+SCALE_MD=$TMP/scale.md
+SCALE_SVG=$ROOT/BENCHMARKS-curves.svg
+# shellcheck source=scripts/bench-scale.sh
+source "$ROOT/scripts/bench-scale.sh"
+
 # ---------------------------------------------------------------- report
 HOME=$REAL_HOME
 cd "$ROOT"
@@ -357,7 +383,8 @@ DIRTY=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo " + un
     echo "Measured by \`scripts/bench.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'). Every time is the median of"
     echo "$RUNS runs (start-up: $((RUNS * 2))) after 3 warm-up runs, with $TOOL; release build."
     echo
-    echo "- Machine: $(nproc) CPU(s), $CPU, $MEM RAM, $(uname -sr); load average at the end: $LOAD"
+    echo "- Machine: $(nproc) CPU(s), $CPU, $MEM RAM, $(uname -sr); load average at the start: $LOAD_START, at the end: $LOAD"
+    echo "  (the figures are CPU-bound: a busy machine slows every one of them alike)"
     echo "- Build: $(rustc --version 2>/dev/null || echo rustc), commit $REV$DIRTY"
     echo
     echo "| Measure | Result | Target | |"
@@ -404,6 +431,8 @@ DIRTY=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo " + un
         printf '%s\n' "$SEARCH_TABLE"
         echo '```'
     fi
+    echo
+    cat "$SCALE_MD"
 } >"$TMP/report.md"
 
 cp "$TMP/report.md" "$OUT_MD"

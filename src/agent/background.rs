@@ -1,5 +1,5 @@
 //! Bash tasks started with `async` (or its later name `background`), docs/fifo-protocol.md:
-//! `bash -lc CMD` in its own process group, stdin /dev/null, stdout and stderr into
+//! `bash -c CMD` over the shell snapshot (or `bash -lc CMD`) in its own process group, stdin /dev/null, stdout and stderr into
 //! `<session dir>/<task id>.log`; a waiter thread reports `ASYNC_TASK_RESULT task_id rc
 //! <path of the .log>` on the session's notify.fifo (or, with no reader, appends it to
 //! notify.buf so it is delivered on resume). The reader takes the file's tail and deletes it.
@@ -25,14 +25,14 @@ pub fn spawn(session: &Session, command: &str, notify_fifo: PathBuf) -> Result<S
     // Count it before it exists: a result can never arrive before its increment.
     crate::ipc::counter::add(session, 1);
     let mut cmd = Command::new("bash");
-    cmd.arg("-lc")
-        .arg(command)
-        .stdin(Stdio::null())
+    cmd.stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
         .process_group(0);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let child = crate::sandbox::confine(&mut cmd, &cwd).and_then(|_confined| cmd.spawn());
+    // `bash -c` over the session's shell snapshot, or `bash -lc` (tools/snapshot.rs).
+    let child = crate::tools::snapshot::confine_shell(&mut cmd, command, &cwd)
+        .and_then(|_confined| cmd.spawn());
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {

@@ -2,17 +2,25 @@
 //!
 //! The canonical body is the Claude Messages shape; OpenAI chat and Responses bodies are
 //! converted from the same inputs (conversation lines, system prompt, tools.json).
+use super::outgoing::Body;
 use super::{ProviderConfig, ProviderKind, Request};
 use crate::options::{Effort, Thinking};
 use crate::util::jsonl::push_str;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
-/// The body for `kind`, exactly as sent.
+/// The body for `kind`, exactly as sent, as one string.
 pub fn build_body(kind: ProviderKind, cfg: &ProviderConfig, req: &Request) -> String {
+    build_parts(kind, cfg, req).to_text()
+}
+
+/// The body for `kind` as parts: the stored lines a provider sends unchanged are borrowed
+/// from the request, so a long session's body is never copied whole (see `outgoing.rs`).
+pub fn build_parts<'a>(kind: ProviderKind, cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
     match kind {
-        ProviderKind::Claude => claude_body(cfg, req),
-        ProviderKind::OpenAi => super::openai::build_body(cfg, req),
-        ProviderKind::Responses => super::responses::build_body(cfg, req),
+        ProviderKind::Claude => claude_parts(cfg, req),
+        ProviderKind::OpenAi => super::openai::build_parts(cfg, req),
+        ProviderKind::Responses => super::responses::build_parts(cfg, req),
     }
 }
 
@@ -61,57 +69,66 @@ pub(crate) fn effort(cfg: &ProviderConfig) -> &'static str {
 /// Canonical Claude body (the shape every request starts from):
 /// `{"max_tokens":N,"messages":[...],"model":"M"[,"output_config":{"effort":"E"}],"stream":true[,"system":"…"][,"thinking":{"type":"T"}][,"tools":[…]]}`
 pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
-    let mut b =
-        String::with_capacity(256 + req.messages.iter().map(|m| m.len() + 1).sum::<usize>());
-    b.push_str("{\"max_tokens\":");
-    b.push_str(&cfg.max_tokens.to_string());
-    b.push_str(",\"messages\":[");
+    claude_parts(cfg, req).to_text()
+}
+
+/// [`claude_body`] as parts: every stored line is spliced in as it is (borrowed), except
+/// the assistant lines the official API needs cleaned ([`claude_message`]).
+pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
+    let mut b = Body::new();
+    let mut head = String::with_capacity(64);
+    head.push_str("{\"max_tokens\":");
+    head.push_str(&cfg.max_tokens.to_string());
+    head.push_str(",\"messages\":[");
+    b.push(head);
     let strict = is_official_anthropic(&cfg.base_url);
-    let mut first = true;
-    for line in req.messages {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if !first {
-            b.push(',');
-        }
-        first = false;
-        if strict {
-            b.push_str(&strict_anthropic_line(line));
-        } else {
-            b.push_str(line);
-        }
-    }
-    b.push_str("],\"model\":");
-    push_str(&mut b, &cfg.model);
+    let lines = req
+        .messages
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty());
+    b.push_joined(lines.map(|l| claude_message(l, strict)));
+    let mut t = String::with_capacity(256);
+    t.push_str("],\"model\":");
+    push_str(&mut t, &cfg.model);
     let mode = thinking_mode(cfg, req);
     if mode.is_some() {
-        b.push_str(",\"output_config\":{\"effort\":");
-        push_str(&mut b, effort(cfg));
-        b.push('}');
+        t.push_str(",\"output_config\":{\"effort\":");
+        push_str(&mut t, effort(cfg));
+        t.push('}');
     }
-    b.push_str(",\"stream\":true");
+    t.push_str(",\"stream\":true");
     if !req.system.is_empty() {
-        b.push_str(",\"system\":");
-        push_str(&mut b, req.system);
+        t.push_str(",\"system\":");
+        push_str(&mut t, req.system);
     }
     if let Some(mode) = mode {
-        b.push_str(",\"thinking\":{\"type\":");
-        push_str(&mut b, mode.as_str());
+        t.push_str(",\"thinking\":{\"type\":");
+        push_str(&mut t, mode.as_str());
         if strict && mode == Thinking::Enabled {
             // The official API requires a budget with `enabled` (1024 ≤ budget < max_tokens).
             let budget = (cfg.max_tokens / 2).max(1024);
-            b.push_str(&format!(",\"budget_tokens\":{budget}"));
+            t.push_str(&format!(",\"budget_tokens\":{budget}"));
         }
-        b.push('}');
+        t.push('}');
     }
     if let Some(tools) = tools_compact(req.tools_json) {
-        b.push_str(",\"tools\":");
-        b.push_str(&tools);
+        t.push_str(",\"tools\":");
+        t.push_str(&tools);
     }
-    b.push('}');
+    t.push('}');
+    b.push(t);
     b
+}
+
+/// The per-message hook of the Claude body: one stored line as it is sent. Only what
+/// the mapping must change is re-serialised; everything else is the stored bytes.
+pub fn claude_message(line: &str, strict: bool) -> Cow<'_, str> {
+    if strict && line.contains("\"role\":\"assistant\"") {
+        Cow::Owned(strict_anthropic_line(line))
+    } else {
+        Cow::Borrowed(line)
+    }
 }
 
 /// The official Anthropic API rejects what the shell format stores in assistant messages
@@ -176,8 +193,11 @@ pub(crate) fn tools_list(tools_json: &str) -> Vec<Map<String, Value>> {
     }
 }
 
-/// The conversation lines parsed (unparsable or empty lines are skipped).
-pub(crate) fn parsed_messages(req: &Request) -> Vec<Map<String, Value>> {
+/// The conversation lines parsed one at a time (unparsable or empty lines are skipped), so
+/// a long session is never held as a whole tree of values.
+pub(crate) fn parsed_messages<'r>(
+    req: &'r Request,
+) -> impl Iterator<Item = Map<String, Value>> + 'r {
     req.messages
         .iter()
         .filter(|l| !l.trim().is_empty())
@@ -185,7 +205,6 @@ pub(crate) fn parsed_messages(req: &Request) -> Vec<Map<String, Value>> {
             Ok(Value::Object(m)) => Some(m),
             _ => None,
         })
-        .collect()
 }
 
 /// A tool input (`input` of a tool_use block) as the JSON text to send as `arguments`.

@@ -118,11 +118,14 @@ pub struct CallInfo {
 }
 
 pub mod anthropic;
+mod attempt;
 pub mod body;
+mod diag;
 pub mod http;
 pub mod image;
 pub mod norm;
 pub mod openai;
+pub mod outgoing;
 pub mod responses;
 pub mod retry;
 pub mod sse;

@@ -5,6 +5,7 @@ use super::body::{
     tool_result_images, tool_result_text, tools_list,
 };
 use super::norm::{num, text, Flow, LeadingNewlines};
+use super::outgoing::Body;
 use super::{ProviderConfig, Request, StreamEvent};
 use crate::session::stats::Usage;
 use crate::util::jsonl::{push_str, Obj};
@@ -12,6 +13,12 @@ use serde_json::{json, Map, Value};
 
 /// `{"model":"M","max_tokens":N,"stream":true,"stream_options":{"include_usage":true}[,"thinking":{"type":"enabled"},"reasoning_effort":"E"][,"tools":[…]],"messages":[…]}`
 pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
+    build_parts(cfg, req).to_text()
+}
+
+/// [`build_body`] as parts: the fields, then each converted message ([`convert_message`],
+/// the per-message hook), then the closing brackets.
+pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
     let mut b = String::from("{\"model\":");
     push_str(&mut b, &cfg.model);
     b.push_str(",\"max_tokens\":");
@@ -30,6 +37,8 @@ pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
         b.push_str(&Value::Array(tools).to_string());
     }
     b.push_str(",\"messages\":[");
+    let mut body = Body::new();
+    body.push(b);
     let mut msgs: Vec<String> = Vec::new();
     if !req.system.is_empty() {
         msgs.push(
@@ -42,9 +51,9 @@ pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
     for m in parsed_messages(req) {
         convert_message(m, &mut msgs);
     }
-    b.push_str(&msgs.join(","));
-    b.push_str("]}");
-    b
+    body.push_joined(msgs);
+    body.push("]}");
+    body
 }
 
 fn convert_tool(t: Map<String, Value>) -> Value {

@@ -5,6 +5,7 @@ use super::body::{
     tool_result_images, tool_result_text, tools_list,
 };
 use super::norm::{num, text, Flow, LeadingNewlines};
+use super::outgoing::Body;
 use super::{ProviderConfig, Request, StreamEvent};
 use crate::session::stats::Usage;
 use crate::util::jsonl::{push_str, Obj};
@@ -12,15 +13,23 @@ use serde_json::{json, Map, Value};
 
 /// `{"model":"M","input":[…][,"max_output_tokens":N],"stream":true[,"instructions":"…"][,"reasoning":{"effort":"E"}][,"tools":[…]]}`
 pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
-    let mut b = String::from("{\"model\":");
-    push_str(&mut b, &cfg.model);
-    b.push_str(",\"input\":[");
+    build_parts(cfg, req).to_text()
+}
+
+/// [`build_body`] as parts: the head, each converted item ([`convert_message`], the
+/// per-message hook), then the fields after the input.
+pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
+    let mut body = Body::new();
+    let mut h = String::from("{\"model\":");
+    push_str(&mut h, &cfg.model);
+    h.push_str(",\"input\":[");
+    body.push(h);
     let mut items: Vec<String> = Vec::new();
     for m in parsed_messages(req) {
         convert_message(m, &mut items);
     }
-    b.push_str(&items.join(","));
-    b.push(']');
+    body.push_joined(items);
+    let mut b = String::from("]");
     if cfg.max_tokens > 0 {
         b.push_str(",\"max_output_tokens\":");
         b.push_str(&cfg.max_tokens.to_string());
@@ -44,7 +53,8 @@ pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
         b.push_str(&Value::Array(tools).to_string());
     }
     b.push('}');
-    b
+    body.push(b);
+    body
 }
 
 fn convert_tool(t: Map<String, Value>) -> Value {

@@ -1,5 +1,6 @@
 //! The HTTP side of one attempt: settings, endpoint and headers, the shared ureq agent,
-//! and the worker thread that sends the request and hands body chunks over a channel
+//! and the worker thread that sends the request (its body read from the pipe the caller
+//! feeds, `outgoing.rs`) and hands response chunks over a channel
 //! (so the caller can poll for Ctrl+C while a read blocks).
 use super::{ProviderConfig, ProviderKind};
 use crate::util::cancel::Cancel;
@@ -161,7 +162,8 @@ pub(crate) fn spawn_worker(
     agent: ureq::Agent,
     url: Arc<String>,
     hdrs: Arc<Vec<(&'static str, String)>>,
-    body: Arc<String>,
+    body: super::outgoing::PipeRx,
+    body_len: usize,
     cancel: Cancel,
 ) -> Receiver<Msg> {
     let (tx, rx) = sync_channel::<Msg>(256);
@@ -172,7 +174,10 @@ pub(crate) fn spawn_worker(
             for (k, v) in hdrs.iter() {
                 r = r.set(k, v);
             }
-            let resp = match r.send_string(&body) {
+            // Where ureq would put it for a string body: after the caller's headers. With
+            // the length known, the streamed body goes out plain, never chunked.
+            r = r.set("Content-Length", &body_len.to_string());
+            let resp = match r.send(body) {
                 Ok(resp) => resp,
                 Err(ureq::Error::Status(code, resp)) => {
                     let retry_after = resp

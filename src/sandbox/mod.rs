@@ -102,6 +102,15 @@ pub fn configure(settings: Settings, session_dir: Option<&Path>) {
     });
 }
 
+/// The session folder configured for this process (where the shell snapshot lives).
+pub fn session_dir() -> Option<PathBuf> {
+    ACTIVE
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .and_then(|a| a.session_dir.clone())
+}
+
 /// The configured settings (default `Off` when not configured).
 pub fn settings() -> Settings {
     ACTIVE

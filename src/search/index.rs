@@ -3,12 +3,9 @@
 //! read; a file whose inode changed, that shrank, or whose bytes before the offset changed
 //! is re-indexed from 0. The JSONL files stay the source of truth: the index can be deleted
 //! at any time, and an index with another `user_version` is dropped and rebuilt.
-use super::writer::{Run, Writer};
-use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
-use serde_json::Value;
+use super::sync::{forget_in, row, stamp, sync_in};
+use rusqlite::{params, Connection, TransactionBehavior};
 use std::collections::{HashMap, HashSet};
-use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Bump when the tables or the extracted text change.
@@ -60,10 +57,7 @@ DROP TRIGGER IF EXISTS messages_au; DROP TABLE IF EXISTS messages_fts;
 DROP TABLE IF EXISTS messages; DROP TABLE IF EXISTS files;
 ";
 
-/// How many bytes before the offset are hashed to notice a rewritten file.
-const TAIL: u64 = 256;
-
-fn err(e: impl std::fmt::Display) -> String {
+pub(crate) fn err(e: impl std::fmt::Display) -> String {
     format!("search index: {e}")
 }
 
@@ -130,7 +124,11 @@ impl Index {
         }
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
         let _: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
-        conn.execute_batch("PRAGMA synchronous=NORMAL")?;
+        // A sync is one transaction: a larger page cache and in-memory temp tables keep a
+        // first build of many sessions from spilling to disk.
+        conn.execute_batch(
+            "PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000",
+        )?;
         let mut idx = Index { conn };
         idx.ensure_schema()?;
         Ok(idx)
@@ -331,172 +329,6 @@ struct Todo {
     key: String,
     project: String,
     session: String,
-}
-
-/// What tells an unchanged file: inode, size and mtime (nanoseconds).
-fn stamp(meta: &std::fs::Metadata) -> (i64, i64, i64) {
-    (
-        meta.ino() as i64,
-        meta.len() as i64,
-        meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-    )
-}
-
-fn forget_in(tx: &Transaction, path: &str) -> Result<(), String> {
-    tx.prepare_cached("DELETE FROM messages WHERE file = ?1")
-        .and_then(|mut q| q.execute([path]))
-        .map_err(err)?;
-    tx.prepare_cached("DELETE FROM files WHERE path = ?1")
-        .and_then(|mut q| q.execute([path]))
-        .map_err(err)?;
-    Ok(())
-}
-
-fn row(conn: &Connection, path: &str) -> rusqlite::Result<Option<FileRow>> {
-    conn.prepare_cached(
-        "SELECT inode, size, mtime, offset, line_no, tail_hash, run_id, run_type
-         FROM files WHERE path = ?1",
-    )?
-    .query_row([path], |r| {
-        Ok(FileRow {
-            inode: r.get(0)?,
-            size: r.get(1)?,
-            mtime: r.get(2)?,
-            offset: r.get(3)?,
-            line_no: r.get(4)?,
-            tail_hash: r.get(5)?,
-            run_id: r.get(6)?,
-            run_type: r.get(7)?,
-        })
-    })
-    .optional()
-}
-
-/// Index the bytes of one events.jsonl past its recorded offset, inside `tx`.
-fn sync_in(
-    tx: &Transaction,
-    file: &Path,
-    key: &str,
-    project: &str,
-    session: &str,
-    st: &mut SyncStats,
-) -> Result<(), String> {
-    let mut f = match crate::util::fsx::open_read(file) {
-        Ok(f) => f,
-        // Removed between the stat and now: the next sync forgets it.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(err(e)),
-    };
-    let meta = f.metadata().map_err(err)?;
-    let (inode, _, mtime) = stamp(&meta);
-    let mut row = row(tx, key).map_err(err)?.unwrap_or_default();
-    let fresh = row.inode != inode || !tail_matches(&mut f, row.offset as u64, row.tail_hash);
-    if fresh && row.offset > 0 {
-        st.reindexed += 1;
-    }
-    if fresh {
-        tx.prepare_cached("DELETE FROM messages WHERE file = ?1")
-            .and_then(|mut q| q.execute([key]))
-            .map_err(err)?;
-        row = FileRow {
-            inode,
-            ..FileRow::default()
-        };
-    }
-    f.seek(SeekFrom::Start(row.offset as u64)).map_err(err)?;
-    let mut buf = Vec::with_capacity(meta.len().saturating_sub(row.offset as u64) as usize);
-    f.read_to_end(&mut buf).map_err(err)?;
-    // The size recorded is the one read: bytes appended after this read change it.
-    let size = row.offset + buf.len() as i64;
-    let complete = buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    st.files_read += 1;
-    st.bytes_read += complete as u64;
-    let mut w = Writer {
-        tx,
-        key,
-        project,
-        session,
-        run: None,
-    };
-    if let (Some(id), Some(t)) = (row.run_id, row.run_type.clone()) {
-        let text: Option<String> = tx
-            .prepare_cached("SELECT text FROM messages WHERE id = ?1")
-            .and_then(|mut q| q.query_row([id], |r| r.get(0)).optional())
-            .map_err(err)?;
-        if let Some(text) = text {
-            w.run = Some(Run {
-                id: Some(id),
-                kind: t,
-                text,
-                line_no: 0,
-                offset: 0,
-            });
-        }
-    }
-    let mut pos = row.offset;
-    let mut line_no = row.line_no;
-    for raw in buf[..complete].split_inclusive(|&b| b == b'\n') {
-        line_no += 1;
-        let at = pos;
-        pos += raw.len() as i64;
-        let text = String::from_utf8_lossy(raw);
-        let t = text.trim();
-        if t.is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(t) {
-            Ok(v) if v.get("type").and_then(Value::as_str).is_some() => {
-                st.messages += w.line(&v, line_no, at).map_err(err)?;
-            }
-            _ => st.bad_lines += 1,
-        }
-    }
-    let (run_id, run_type) = w.flush().map_err(err)?;
-    let tail = tail_hash(&mut f, pos as u64).map_err(err)?;
-    tx.prepare_cached(
-        "INSERT INTO files(path, project, session, inode, size, mtime, offset, line_no, tail_hash, run_id, run_type)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-         ON CONFLICT(path) DO UPDATE SET project = ?2, session = ?3, inode = ?4, size = ?5,
-           mtime = ?6, offset = ?7, line_no = ?8, tail_hash = ?9, run_id = ?10, run_type = ?11",
-    )
-    .and_then(|mut q| {
-        q.execute(params![
-            key, project, session, inode, size, mtime, pos, line_no, tail, run_id, run_type
-        ])
-    })
-    .map_err(err)?;
-    Ok(())
-}
-
-#[derive(Debug, Default, Clone)]
-struct FileRow {
-    inode: i64,
-    size: i64,
-    mtime: i64,
-    offset: i64,
-    line_no: i64,
-    tail_hash: i64,
-    run_id: Option<i64>,
-    run_type: Option<String>,
-}
-
-fn tail_hash(f: &mut std::fs::File, end: u64) -> std::io::Result<i64> {
-    let start = end.saturating_sub(TAIL);
-    f.seek(SeekFrom::Start(start))?;
-    let mut buf = vec![0u8; (end - start) as usize];
-    f.read_exact(&mut buf)?;
-    Ok(crate::util::hash::fnv64(&buf) as i64)
-}
-
-fn tail_matches(f: &mut std::fs::File, end: u64, expected: i64) -> bool {
-    if end == 0 {
-        return true;
-    }
-    match f.metadata() {
-        Ok(m) if m.len() >= end => {}
-        _ => return false,
-    }
-    tail_hash(f, end).is_ok_and(|h| h == expected)
 }
 
 fn name_of(p: &Path) -> String {

@@ -2,4 +2,5 @@
 //! events (incremental by byte offset) and the query built from the user's words.
 pub mod index;
 pub mod query;
+mod sync;
 pub mod writer;

@@ -66,6 +66,13 @@ impl Writer<'_> {
             .map_or((None, None), |r| (r.id, Some(r.kind.clone()))))
     }
 
+    /// An event with nothing to index: it ends an open run of deltas, as in [`Writer::line`].
+    pub(crate) fn skip(&mut self) -> rusqlite::Result<()> {
+        self.flush()?;
+        self.run = None;
+        Ok(())
+    }
+
     /// Handle one event; returns the number of new messages.
     pub(crate) fn line(&mut self, v: &Value, line_no: i64, offset: i64) -> rusqlite::Result<usize> {
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
@@ -109,6 +116,23 @@ impl Writer<'_> {
         self.insert(line_no, offset, ty, &text)?;
         Ok(1)
     }
+}
+
+/// Whether [`Writer::line`] indexes events of this type.
+pub(crate) fn is_searchable(ty: &str) -> bool {
+    matches!(
+        ty,
+        "text"
+            | "thinking"
+            | "user_input"
+            | "user_notify"
+            | "tool_result"
+            | "tool_call"
+            | "sub_agent_start"
+            | "sub_agent_result"
+            | "async_task_result"
+            | "error"
+    )
 }
 
 /// Remove ANSI escape sequences (the Edit tool's coloured diff).

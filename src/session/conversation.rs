@@ -1,6 +1,7 @@
 //! conversation.jsonl (docs/sessions.md): line shapes with the reference key order,
 //! whole-line appends, and a reader that skips corrupt lines and repairs a dangling
 //! tool_use (a crash between an assistant line and its results) when building messages.
+use super::line_meta::{self, LineMeta};
 use crate::util::jsonl::{quote, Obj};
 use serde_json::Value;
 use std::io::Write;
@@ -113,19 +114,49 @@ pub fn append_lines(path: &Path, lines: &[String]) -> std::io::Result<()> {
 
 /// The raw, valid lines of the file (blank and corrupt lines skipped; count of skipped).
 pub fn read_lines(path: &Path) -> (Vec<String>, usize) {
-    let text = crate::util::fsx::read_lossy(path);
-    let mut out = Vec::new();
-    let mut bad = 0;
-    for l in text.lines() {
+    let (lines, _, bad) = read_with_meta(path);
+    (lines, bad)
+}
+
+/// The file read once, line by line (no copy of the whole file), each valid line with
+/// what [`message_lines`] needs to know of it (`line_meta.rs`: one scan, no value tree).
+fn read_with_meta(path: &Path) -> (Vec<String>, Vec<LineMeta>, usize) {
+    use std::io::BufRead;
+    let (mut out, mut metas, mut bad) = (Vec::new(), Vec::new(), 0);
+    let Ok(f) = std::fs::File::open(path) else {
+        return (out, metas, bad);
+    };
+    let mut r = std::io::BufReader::with_capacity(256 * 1024, f);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match r.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        // As `str::lines` splits: without the `\n` and one `\r` before it.
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        let l = match std::str::from_utf8(&buf) {
+            Ok(l) => l.to_string(),
+            Err(_) => String::from_utf8_lossy(&buf).into_owned(),
+        };
         if l.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Value>(l) {
-            Ok(Value::Object(_)) => out.push(l.to_string()),
-            _ => bad += 1,
+        match line_meta::meta(&l) {
+            Some(m) => {
+                out.push(l);
+                metas.push(m);
+            }
+            None => bad += 1,
         }
     }
-    (out, bad)
+    (out, metas, bad)
 }
 
 /// Message lines ready for a request: valid lines, plus a synthetic tool_result line
@@ -135,10 +166,19 @@ pub fn read_lines(path: &Path) -> (Vec<String>, usize) {
 /// were never answered, so the model is asked again rather than told they ran. When the
 /// list then ends with several user messages in a row (an answer that was never
 /// stored), they are merged, in order, into one.
+///
+/// The file is read once and every line is scanned once; the lines go into the request
+/// as they are stored (`provider/body.rs` splices them in).
 pub fn message_lines(path: &Path) -> Vec<String> {
-    let (mut lines, _) = read_lines(path);
-    drop_dangling_tail(&mut lines);
-    merge_trailing_user_turns(repair(lines))
+    let (mut lines, mut metas, _) = read_with_meta(path);
+    let turns = metas.iter().rev().take_while(|m| m.user_turn).count();
+    if let Some(at) = lines.len().checked_sub(turns + 1) {
+        if !metas[at].tool_uses.is_empty() {
+            lines.remove(at);
+            metas.remove(at);
+        }
+    }
+    merge_trailing_user_turns(repair_with(lines, metas))
 }
 
 /// Remove the last assistant line when it has tool_use blocks and only user turns (no
@@ -161,20 +201,17 @@ pub fn drop_dangling_tail(lines: &mut Vec<String>) {
 /// before their results were written), move that line to a side file so the file stays
 /// consistent. Returns the `error` event text when it did.
 pub fn repair_file_tail(path: &Path) -> std::io::Result<Option<String>> {
-    let text = crate::util::fsx::read_lossy(path);
-    let body = text.trim_end_matches('\n');
-    if body.is_empty() {
+    let Some((start, last)) = last_line(path) else {
         return Ok(None);
-    }
-    let start = body.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let v: Value = match serde_json::from_str(&body[start..]) {
+    };
+    let v: Value = match serde_json::from_str(&last) {
         Ok(v) => v,
         Err(_) => return Ok(None),
     };
     if tool_use_ids(&v).is_empty() {
         return Ok(None);
     }
-    let fix = crate::session::torn::move_tail_from(path, start as u64)?;
+    let fix = crate::session::torn::move_tail_from(path, start)?;
     let side = match &fix {
         crate::session::torn::TailFix::Moved { side, .. } => side
             .file_name()
@@ -186,6 +223,36 @@ pub fn repair_file_tail(path: &Path) -> std::io::Result<Option<String>> {
         "conversation.jsonl ended with tool calls whose results were never written: \
          that assistant line was moved to {side}"
     )))
+}
+
+/// The last line of the file (trailing newlines ignored) and its offset, read from the end
+/// in growing steps: a long session is not read whole to look at its last line.
+fn last_line(path: &Path) -> Option<(u64, String)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut step: u64 = 64 * 1024;
+    loop {
+        let from = len.saturating_sub(step);
+        f.seek(SeekFrom::Start(from)).ok()?;
+        let mut buf = Vec::with_capacity((len - from) as usize);
+        (&mut f).take(len - from).read_to_end(&mut buf).ok()?;
+        let body = match buf.iter().rposition(|&b| b != b'\n') {
+            Some(i) => &buf[..=i],
+            None if from == 0 => return None,
+            None => &buf[..0],
+        };
+        match body.iter().rposition(|&b| b == b'\n') {
+            Some(i) => {
+                let text = String::from_utf8_lossy(&body[i + 1..]).into_owned();
+                return Some((from + i as u64 + 1, text));
+            }
+            None if from == 0 => {
+                return (!body.is_empty()).then(|| (0, String::from_utf8_lossy(body).into_owned()));
+            }
+            None => step = step.saturating_mul(4),
+        }
+    }
 }
 
 /// The text of a user turn (`"role":"user"` with string content), if `line` is one.
@@ -215,36 +282,17 @@ pub fn merge_trailing_user_turns(mut lines: Vec<String>) -> Vec<String> {
 
 /// See [`message_lines`].
 pub fn repair(lines: Vec<String>) -> Vec<String> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut pending: Vec<String> = Vec::new();
-    for l in lines {
-        let v: Value = serde_json::from_str(&l).unwrap_or(Value::Null);
-        let results = tool_result_ids(&v);
-        if !pending.is_empty() {
-            let missing: Vec<String> = pending
-                .iter()
-                .filter(|id| !results.contains(id))
-                .cloned()
-                .collect();
-            if !missing.is_empty() && results.is_empty() {
-                let r: Vec<(String, String)> = missing
-                    .into_iter()
-                    .map(|id| {
-                        (
-                            id,
-                            "Error: tool result lost (the run was interrupted)".into(),
-                        )
-                    })
-                    .collect();
-                out.push(tool_results_line(&r));
-            }
-            pending.clear();
-        }
-        pending = tool_use_ids(&v);
-        out.push(l);
-    }
-    if !pending.is_empty() {
-        let r: Vec<(String, String)> = pending
+    let metas = lines
+        .iter()
+        .map(|l| line_meta::meta(l).unwrap_or_default())
+        .collect();
+    repair_with(lines, metas)
+}
+
+/// [`repair`] over lines whose facts are known.
+fn repair_with(lines: Vec<String>, metas: Vec<LineMeta>) -> Vec<String> {
+    let lost = |ids: Vec<String>| {
+        let r: Vec<(String, String)> = ids
             .into_iter()
             .map(|id| {
                 (
@@ -253,7 +301,26 @@ pub fn repair(lines: Vec<String>) -> Vec<String> {
                 )
             })
             .collect();
-        out.push(tool_results_line(&r));
+        tool_results_line(&r)
+    };
+    let mut out = Vec::with_capacity(lines.len());
+    let mut pending: Vec<String> = Vec::new();
+    for (l, m) in lines.into_iter().zip(metas) {
+        if !pending.is_empty() {
+            let missing: Vec<String> = pending
+                .iter()
+                .filter(|id| !m.tool_results.contains(id))
+                .cloned()
+                .collect();
+            if !missing.is_empty() && m.tool_results.is_empty() {
+                out.push(lost(missing));
+            }
+        }
+        pending = m.tool_uses;
+        out.push(l);
+    }
+    if !pending.is_empty() {
+        out.push(lost(pending));
     }
     out
 }
@@ -413,6 +480,25 @@ mod tests {
         // One user turn at the end stays as it is.
         let one = vec![user_text_line("x")];
         assert_eq!(merge_trailing_user_turns(one.clone()), one);
+    }
+
+    #[test]
+    fn last_line_reads_from_the_end() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("c.jsonl");
+        assert_eq!(last_line(&p), None);
+        std::fs::write(&p, "").unwrap();
+        assert_eq!(last_line(&p), None);
+        std::fs::write(&p, "\n\n").unwrap();
+        assert_eq!(last_line(&p), None);
+        std::fs::write(&p, "only\n").unwrap();
+        assert_eq!(last_line(&p), Some((0, "only".into())));
+        let long = "x".repeat(200_000);
+        std::fs::write(&p, format!("a\n{long}\n\n")).unwrap();
+        assert_eq!(last_line(&p), Some((2, long.clone())));
+        let pad = "\n".repeat(70_000);
+        std::fs::write(&p, format!("{long}\nlast{pad}")).unwrap();
+        assert_eq!(last_line(&p), Some((200_001, "last".into())));
     }
 
     #[test]

@@ -18,7 +18,13 @@ pub struct Entry {
 /// First non-blank line of summary.txt, cut to 57 chars + `...` when over 60 chars.
 /// Reads only as far as that line decides the preview (a summary can be long).
 pub fn preview(dir: &Path) -> String {
-    let line = first_line(&dir.join("summary.txt"));
+    let line = fs::File::open(dir.join("summary.txt"))
+        .map(first_line)
+        .unwrap_or_default();
+    cut_preview(line)
+}
+
+fn cut_preview(line: String) -> String {
     if line.chars().count() > 60 {
         let cut: String = line.chars().take(57).collect();
         format!("{cut}...")
@@ -30,13 +36,10 @@ pub fn preview(dir: &Path) -> String {
 /// The first non-blank line of a file (as `str::lines` splits it, lossy UTF-8), read in
 /// small chunks: an unfinished line is enough once it has more characters than a preview
 /// shows (one more than the cut, and one for a `\r` that may end it).
-fn first_line(path: &Path) -> String {
+fn first_line(mut f: fs::File) -> String {
     use std::io::Read;
     const CHUNK: usize = 4096;
     const ENOUGH: usize = 62;
-    let Ok(mut f) = fs::File::open(path) else {
-        return String::new();
-    };
     let mut buf: Vec<u8> = Vec::new();
     let mut chunk = [0u8; CHUNK];
     loop {
@@ -77,33 +80,108 @@ fn first_line(path: &Path) -> String {
 }
 
 /// Every session folder of a project, newest activity first (ties by name).
+///
+/// Per session the list needs one stat (events.jsonl, else the folder) and the first
+/// bytes of summary.txt, nothing else: both are looked up relative to the project
+/// folder's descriptor (no path resolution from `/` per file), on two threads when the
+/// project has many sessions.
 pub fn entries(project_dir: &Path) -> Option<Vec<Entry>> {
     let rd = fs::read_dir(project_dir).ok()?;
-    let mut out: Vec<Entry> = rd
+    let names: Vec<String> = rd
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                return None;
-            }
-            let path = e.path();
-            let (last_activity, sort_key) = activity(&path);
-            Some(Entry {
-                last_activity,
-                sort_key,
-                preview: preview(&path),
-                name,
-                path,
-            })
-        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
         .collect();
+    let dir = fs::File::open(project_dir).ok();
+    let row = |name: &String| -> Entry {
+        let path = project_dir.join(name);
+        let (last_activity, sort_key, preview) = match &dir {
+            Some(d) => {
+                let (a, k) = at::activity(d, name).unwrap_or_else(|| activity(&path));
+                (
+                    a,
+                    k,
+                    cut_preview(at::summary(d, name).map(first_line).unwrap_or_default()),
+                )
+            }
+            None => {
+                let (a, k) = activity(&path);
+                (a, k, preview(&path))
+            }
+        };
+        Entry {
+            name: name.clone(),
+            path,
+            last_activity,
+            sort_key,
+            preview,
+        }
+    };
+    let mut out: Vec<Entry> = if names.len() < 256 {
+        names.iter().map(row).collect()
+    } else {
+        let half = names.len() / 2;
+        let (a, b) = names.split_at(half);
+        std::thread::scope(|s| {
+            let other = s.spawn(|| b.iter().map(row).collect::<Vec<_>>());
+            let mut first: Vec<Entry> = a.iter().map(row).collect();
+            match other.join() {
+                Ok(rest) => first.extend(rest),
+                Err(_) => first.extend(b.iter().map(row)),
+            }
+            first
+        })
+    };
     out.sort_by(|a, b| {
         b.sort_key
             .cmp(&a.sort_key)
             .then_with(|| a.name.cmp(&b.name))
     });
     Some(out)
+}
+
+/// Lookups relative to the project folder's descriptor.
+mod at {
+    use nix::fcntl::{openat, AtFlags, OFlag};
+    use nix::sys::stat::{fstatat, Mode, SFlag};
+    use std::fs::File;
+    use std::os::fd::{AsRawFd, FromRawFd};
+
+    /// [`crate::session::store::activity`] for `<dir>/<name>`; `None` when neither
+    /// events.jsonl nor the folder can be stat'ed this way.
+    pub fn activity(dir: &File, name: &str) -> Option<(i64, i128)> {
+        let fd = Some(dir.as_raw_fd());
+        let ev = fstatat(
+            fd,
+            format!("{name}/events.jsonl").as_str(),
+            AtFlags::empty(),
+        )
+        .ok();
+        let st = match ev {
+            Some(st) if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG => {
+                st
+            }
+            _ => fstatat(fd, name, AtFlags::empty()).ok()?,
+        };
+        Some((
+            st.st_mtime,
+            st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128,
+        ))
+    }
+
+    /// `<dir>/<name>/summary.txt`, opened for reading.
+    pub fn summary(dir: &File, name: &str) -> Option<File> {
+        let fd = openat(
+            Some(dir.as_raw_fd()),
+            format!("{name}/summary.txt").as_str(),
+            OFlag::O_RDONLY | OFlag::O_CLOEXEC,
+            Mode::empty(),
+        )
+        .ok()?;
+        // SAFETY: `openat` just returned this descriptor and nothing else owns it.
+        Some(unsafe { File::from_raw_fd(fd) })
+    }
 }
 
 /// The exact text output.

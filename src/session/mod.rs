@@ -2,6 +2,7 @@
 //! stats.json, the per-session run lock and the session list.
 pub mod conversation;
 pub mod events;
+pub mod line_meta;
 pub mod list;
 pub mod lock;
 pub mod paths;

@@ -1,4 +1,5 @@
-//! Bash (docs/tools-and-policy.md): `bash -lc` in its own process group, stdin /dev/null,
+//! Bash (docs/tools-and-policy.md): `bash -c` over the shell snapshot (`snapshot.rs`; or
+//! `bash -lc`) in its own process group, stdin /dev/null,
 //! stdout+stderr merged through one pipe, timeout and interrupt kill the whole group, a
 //! daemon keeping the pipe open cannot hang the call, output bounded while it is read.
 use super::common::{arg, flag, int};
@@ -82,7 +83,7 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok((r, w))
 }
 
-/// Run `bash -lc <command>` in `cwd`. `timeout` None = no limit. `cap` bounds the memory
+/// Run `<command>` in `cwd` (`bash -c` over the shell snapshot, else `bash -lc`). `timeout` None = no limit. `cap` bounds the memory
 /// kept for the output (head and tail of `cap` bytes each).
 pub fn exec(
     command: &str,
@@ -107,14 +108,13 @@ pub fn exec_live(
     let wr2 = wr.try_clone()?;
     let mut child = {
         let mut cmd = Command::new("bash");
-        cmd.arg("-lc")
-            .arg(command)
-            .current_dir(cwd)
+        cmd.current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::from(wr))
             .stderr(Stdio::from(wr2))
             .process_group(0);
-        let _confined = crate::sandbox::confine(&mut cmd, cwd)?;
+        // `bash -c` over the session's shell snapshot, or `bash -lc` (snapshot.rs).
+        let _confined = super::snapshot::confine_shell(&mut cmd, command, cwd)?;
         cmd.spawn()?
         // `cmd` (holding our copies of the write end) is dropped here.
     };

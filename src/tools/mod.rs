@@ -11,6 +11,7 @@ pub mod policy;
 pub mod read;
 pub mod skill;
 pub mod skills;
+pub mod snapshot;
 pub mod subagent;
 pub mod todo;
 pub mod truncate;

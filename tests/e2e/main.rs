@@ -27,6 +27,7 @@ mod replay_parity;
 mod settings_apply;
 mod settings_e2e;
 mod shell_fixture_formats;
+mod shell_snapshot;
 mod stdin_join;
 mod store_fixtures;
 mod tools_cli;

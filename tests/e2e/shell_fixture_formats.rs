@@ -183,6 +183,11 @@ fn check_folder(dir: &Path) {
                 assert!(bash_agent::ipc::fifo::is_fifo(&p), "{}", p.display())
             }
             "images" | "file-history" => assert!(p.is_dir()),
+            "shell-snapshot.sh" => {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(&p).unwrap().permissions().mode();
+                assert_eq!(mode & 0o777, 0o600, "{}", p.display());
+            }
             ".lock"
             | ".notify.buf.lock"
             | ".input.fifo.lock"

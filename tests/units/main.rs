@@ -6,6 +6,7 @@ mod support;
 
 mod compact_dp;
 mod compact_summary;
+mod long_session_body;
 mod prompt_golden;
 mod provider_mock;
 mod provider_real_servers;

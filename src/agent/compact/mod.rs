@@ -80,12 +80,55 @@ pub fn decide(
     (keep > 0 && keep < total).then_some(keep)
 }
 
+/// `auto` before every call: whether the context is surely under the threshold, from one
+/// streaming pass over the file's bytes (an upper bound of the estimate [`decide`] makes),
+/// so a long session is not read whole and copied for every call that compacts nothing.
+fn surely_under(conv: &std::path::Path, stats: &std::path::Path, ctx: &AgentCtx) -> bool {
+    use std::io::BufRead;
+    let limit = ctx.cfg.max_context.saturating_mul(90) / 100;
+    let st = Stats::load(stats);
+    if st.current_context_tokens > limit {
+        return false;
+    }
+    let Ok(f) = std::fs::File::open(conv) else {
+        return false;
+    };
+    let mut r = std::io::BufReader::with_capacity(256 * 1024, f);
+    let (mut upper, mut line) = (0u64, Vec::new());
+    loop {
+        line.clear();
+        match r.read_until(b'\n', &mut line) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+        let l = line.strip_suffix(b"\n").unwrap_or(&line);
+        let l = l.strip_suffix(b"\r").unwrap_or(l);
+        if l.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        // Invalid UTF-8 grows when read lossily: count such a line three times over.
+        let n = if std::str::from_utf8(l).is_ok() {
+            l.len()
+        } else {
+            l.len() * 3
+        };
+        upper += (n as u64).div_ceil(4) + 1;
+        if upper > limit {
+            return false;
+        }
+    }
+}
+
 /// Run a compaction. Never panics; errors become `Failed` with the session untouched.
 /// `force` (manual `compact` / `/compact`): compact even when the cost model says no, as long
 /// as something can be dropped. `system` is the next call's prompt (the summary call reuses it
 /// so it shares its cache).
 pub fn compact(ctx: &AgentCtx, system: &str, trigger: &str, force: bool) -> CompactOutcome {
     let s = &ctx.session;
+    if !force && !is_plan_trigger(trigger) && surely_under(&s.conversation(), &s.stats(), ctx) {
+        return CompactOutcome::NotNeeded;
+    }
     let original = match std::fs::read(s.conversation()) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CompactOutcome::NotNeeded,

@@ -1,0 +1,142 @@
+//! What the user reads about a call: the outcome of an HTTP error status with a hint for
+//! the usual causes, the verbose request line, and the key redacted from server text.
+use super::attempt::Outcome;
+use super::outgoing::Body;
+use super::retry::{error_message, retryable_status};
+use super::ProviderKind;
+use std::time::Duration;
+
+/// Fields a server may reject without the request losing its meaning.
+const OPTIONAL_FIELDS: [&str; 5] = [
+    "thinking",
+    "reasoning_effort",
+    "reasoning",
+    "output_config",
+    "stream_options",
+];
+
+/// A 400 whose message names one of the optional fields as unsupported or unknown
+/// (LiteLLM: `UnsupportedParamsError: … does not support parameters: ['reasoning_effort',
+/// 'thinking']`; OpenAI-style servers: `Unrecognized request argument`, pydantic's
+/// `Extra inputs are not permitted`).
+pub fn names_unsupported_param(body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    let says = [
+        "unsupported",
+        "not support",
+        "unrecognized",
+        "unknown",
+        "extra inputs",
+        "not permitted",
+        "not allowed",
+        "invalid field",
+    ]
+    .iter()
+    .any(|w| b.contains(w));
+    says && OPTIONAL_FIELDS.iter().any(|f| b.contains(f))
+}
+
+pub(crate) fn status_outcome(
+    kind: ProviderKind,
+    url: &str,
+    code: u16,
+    retry_after: Option<Duration>,
+    body: &str,
+) -> Outcome {
+    let server = error_message(body);
+    let mut ctx = format!("POST {url}");
+    if let Some(h) = status_hint(kind, url, code, &server) {
+        ctx.push_str("; ");
+        ctx.push_str(h);
+    }
+    let msg = format!("HTTP {code}: {server} ({ctx})");
+    if code == 400 && names_unsupported_param(body) {
+        return Outcome::Unsupported(msg);
+    }
+    if retryable_status(code) {
+        Outcome::Retry {
+            msg,
+            after: retry_after,
+        }
+    } else {
+        Outcome::Fatal(msg)
+    }
+}
+
+/// A hint for the usual causes of an HTTP error against a self-hosted server.
+pub fn status_hint(kind: ProviderKind, url: &str, code: u16, server: &str) -> Option<&'static str> {
+    let base = url
+        .rsplit_once('/')
+        .map(|(b, _)| b)
+        .unwrap_or(url)
+        .trim_end_matches('/');
+    match code {
+        404 | 405 if kind == ProviderKind::Claude && !base.ends_with("/v1") => {
+            Some("Anthropic base URLs end in /v1")
+        }
+        404 | 405 if !base.ends_with("/v1") => {
+            Some("OpenAI-compatible base URLs usually end in /v1")
+        }
+        404 => Some("check the base URL and the model name"),
+        400 if server.contains("No connected db") => {
+            Some("LiteLLM answers a wrong master key this way: check the API key")
+        }
+        401 | 403 => Some("check the API key"),
+        _ => None,
+    }
+}
+
+/// `[verbose] <note>` on stderr.
+pub(crate) fn verbose_note(note: &str) {
+    eprintln!("[verbose] {note}");
+}
+
+/// `[verbose] Request body (<KB>KB): <first 200 chars>...` on stderr (grey on a TTY).
+pub(crate) fn verbose_body(body: &Body) {
+    use std::io::IsTerminal;
+    let line = line_of(body.len(), &body.prefix_chars(200));
+    let err = std::io::stderr();
+    if err.is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+        eprintln!("\x1b[90m{line}\x1b[0m");
+    } else {
+        eprintln!("{line}");
+    }
+}
+
+/// The verbose line (without colour): size in whole KB, the first 200 characters.
+pub fn verbose_line(body: &str) -> String {
+    let head: String = body.chars().take(200).collect();
+    line_of(body.len(), &head)
+}
+
+fn line_of(len: usize, head: &str) -> String {
+    format!("[verbose] Request body ({}KB): {head}...", len / 1024)
+}
+
+/// A provider's error text never repeats the API key (some proxies echo it back).
+pub(crate) fn redact(msg: &str, key: &str) -> String {
+    if key.len() >= 8 && msg.contains(key) {
+        msg.replace(key, "<redacted>")
+    } else {
+        msg.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbose_line_format() {
+        let body = format!("{{\"x\":\"{}\"}}", "é".repeat(1500));
+        let l = verbose_line(&body);
+        assert!(
+            l.starts_with("[verbose] Request body (2KB): {\"x\":\"éé"),
+            "{l}"
+        );
+        assert_eq!(
+            l.chars().count(),
+            "[verbose] Request body (2KB): ".len() + 200 + 3
+        );
+    }
+}
