@@ -18,6 +18,9 @@ pub struct Normaliser {
     tool: Option<(String, String, String)>,
     /// A closed tool_use block that a next block with the same id would continue.
     held: Option<(String, String, String)>,
+    /// The id of the last call emitted whole at its block's end: LiteLLM may still open one
+    /// more block with that id and no fragment, which is nothing, not a second call.
+    done_id: Option<String>,
     usage: Usage,
     stop: String,
 }
@@ -96,8 +99,11 @@ impl super::norm::Normaliser for Normaliser {
             "content_block_stop" => {
                 if let Some(t) = self.tool.take() {
                     flush(self.held.take(), out);
-                    if complete_json(&t.2) {
+                    if t.2.trim().is_empty() && self.done_id.as_deref() == Some(t.1.as_str()) {
+                        // The empty trailing block of a call already emitted.
+                    } else if complete_json(&t.2) {
                         // A whole input cannot continue in a next block: run it now.
+                        self.done_id = Some(t.1.clone()).filter(|id| !id.is_empty());
                         flush(Some(t), out);
                     } else {
                         self.held = Some(t);

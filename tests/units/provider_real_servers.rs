@@ -71,6 +71,42 @@ fn litellm_tool_use_fragments_sharing_an_id_are_one_call() {
     assert_eq!(ev.last(), Some(&StreamEvent::Stop("tool_use".into())));
 }
 
+/// LiteLLM 1.108.7 on `/v1/messages` in front of llama-cpp-python, captured byte for byte:
+/// after the fragment that completes the arguments it opens and closes one more block with
+/// the same id and no fragment. That block is not a second (empty) call.
+#[test]
+fn litellm_trailing_empty_block_of_the_same_id_is_no_second_call() {
+    let captured = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/litellm-1.108-anthropic-tool-trailing-empty-block.sse"
+    ))
+    .unwrap();
+    let raw = captured
+        .split_inclusive("\n\n")
+        .map(|e| serde_json::Value::String(e.to_string()))
+        .collect();
+    let mock = Mock::start(&script_raw(raw));
+    let (ev, _) = run(
+        &mock.cfg(ProviderKind::Claude),
+        &[user("run echo")],
+        &fast_opts(),
+        &Cancel::new(),
+    );
+    let calls: Vec<&StreamEvent> = ev
+        .iter()
+        .filter(|e| matches!(e, StreamEvent::ToolCall { .. }))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![&StreamEvent::ToolCall {
+            name: "Bash".into(),
+            id: "call__0_Bash_cmpl-1e611468-bf85-464e-ad39-0585e024ccd9".into(),
+            input_raw: r#"{"command": "echo hello"}"#.into(),
+        }],
+        "{ev:?}"
+    );
+}
+
 #[test]
 fn two_calls_with_different_ids_stay_two() {
     let mut raw = vec![sse(
