@@ -189,12 +189,57 @@ pub fn mcp_call(ctx: &AgentCtx, name: &str, input: &Value) -> Option<(ToolOutput
         ));
     };
     Some(match m.call(name, input, &ctx.cancel) {
-        Ok(c) => (
-            ToolOutput::text(!c.output.is_error, &c.output.text, max),
-            c.output.structured,
-        ),
+        Ok(c) => {
+            let mut text = c.output.text;
+            if ctx.cfg.vision {
+                text.push_str(&store_images(ctx, &c.output.images));
+            }
+            (
+                ToolOutput::text(!c.output.is_error, &text, max),
+                c.output.structured,
+            )
+        }
         Err(e) => (ToolOutput::error(&e, max), None),
     })
+}
+
+/// Under `--vision on`, a result's images are stored as the session's next `images/N.<ext>`
+/// and named in an `<attached-images>` block, the shape the user's own images take, so
+/// `provider::image` sends them as image blocks inside the tool result (and a resumed
+/// session sends them again). Kinds it does not send stay placeholder text only.
+fn store_images(ctx: &AgentCtx, images: &[(String, String)]) -> String {
+    use base64::Engine;
+    let dir = ctx.session.dir.join("images");
+    let mut lines = Vec::new();
+    for (mime, data) in images {
+        let ext = match mime.as_str() {
+            "image/png" => "png",
+            "image/jpeg" => "jpg",
+            "image/gif" => "gif",
+            "image/webp" => "webp",
+            _ => continue,
+        };
+        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data.trim()) else {
+            continue;
+        };
+        match crate::ui::clipboard::store_image_as(&dir, &bytes, ext) {
+            Ok(tag) => {
+                let n = tag.trim_start_matches("[Image #").trim_end_matches(']');
+                lines.push(format!(
+                    "{tag} => {}",
+                    dir.join(format!("{n}.{ext}")).display()
+                ));
+            }
+            Err(e) => ctx.out.warn(&format!("cannot store an MCP image: {e}")),
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n\n<attached-images>\n{}\n</attached-images>",
+        lines.join("\n")
+    )
 }
 
 /// Stop (SubagentStop in a sub-agent): Some(reason) when a hook makes the agent go on.

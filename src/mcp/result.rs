@@ -11,6 +11,9 @@ pub struct CallOutput {
     pub text: String,
     /// `structuredContent`, as the server sent it.
     pub structured: Option<Value>,
+    /// The image parts (media type, base64 data), which the agent sends as images under
+    /// `--vision on` (the text keeps their placeholder lines either way).
+    pub images: Vec<(String, String)>,
 }
 
 fn b64_len(data: &str) -> usize {
@@ -20,17 +23,23 @@ fn b64_len(data: &str) -> usize {
 /// Convert a `tools/call` result object.
 pub fn convert(result: &Value) -> CallOutput {
     let mut parts: Vec<String> = Vec::new();
+    let mut images = Vec::new();
     if let Some(items) = result.get("content").and_then(Value::as_array) {
         for item in items {
             let s = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("");
             match s("type") {
                 "text" => parts.push(s("text").to_string()),
-                "image" | "audio" => parts.push(format!(
-                    "[{}: {}, {} bytes]",
-                    s("type"),
-                    s("mimeType"),
-                    b64_len(s("data"))
-                )),
+                "image" | "audio" => {
+                    parts.push(format!(
+                        "[{}: {}, {} bytes]",
+                        s("type"),
+                        s("mimeType"),
+                        b64_len(s("data"))
+                    ));
+                    if s("type") == "image" {
+                        images.push((s("mimeType").to_string(), s("data").to_string()));
+                    }
+                }
                 "resource" => {
                     let r = item.get("resource").cloned().unwrap_or(Value::Null);
                     match r.get("text").and_then(Value::as_str) {
@@ -64,6 +73,7 @@ pub fn convert(result: &Value) -> CallOutput {
             .unwrap_or(false),
         text: parts.join("\n"),
         structured,
+        images,
     }
 }
 

@@ -39,6 +39,9 @@ pub fn user_message(line: &str, storage: &Path) -> Result<Option<String>, String
     if m.get("role").and_then(Value::as_str) != Some("user") {
         return Ok(None);
     }
+    if let Some(changed) = tool_results(&mut m, storage)? {
+        return Ok(changed.then(|| Value::Object(m).to_string()));
+    }
     let texts: Vec<String> = match m.get("content") {
         Some(Value::String(s)) => vec![s.clone()],
         Some(Value::Array(a))
@@ -68,6 +71,37 @@ pub fn user_message(line: &str, storage: &Path) -> Result<Option<String>, String
     content.extend(images);
     m.insert("content".into(), Value::Array(content));
     Ok(Some(Value::Object(m).to_string()))
+}
+
+/// A user message of tool results: each result whose text holds an image block (an MCP
+/// tool's images, `agent::extensions`) gets `[text, image…]` content, the shape Anthropic
+/// takes in a tool_result and the OpenAI/Responses conversions turn into image parts.
+/// `None` when the message holds no tool result; `Some(changed)` otherwise.
+fn tool_results(m: &mut Map<String, Value>, storage: &Path) -> Result<Option<bool>, String> {
+    let Some(Value::Array(blocks)) = m.get_mut("content") else {
+        return Ok(None);
+    };
+    let is_result = |b: &Value| b.get("type").and_then(Value::as_str) == Some("tool_result");
+    if !blocks.iter().any(is_result) {
+        return Ok(None);
+    }
+    let mut changed = false;
+    for b in blocks.iter_mut().filter(|b| is_result(b)) {
+        let Some(Value::String(t)) = b.get("content") else {
+            continue;
+        };
+        let (clean, paths) = split_block(t);
+        if paths.is_empty() {
+            continue;
+        }
+        let mut content = vec![json!({"type": "text", "text": clean})];
+        for p in paths {
+            content.push(image_block(&p, storage)?);
+        }
+        b["content"] = Value::Array(content);
+        changed = true;
+    }
+    Ok(Some(changed))
 }
 
 /// The text without its image block(s), and the image paths they named. A block without
@@ -177,6 +211,17 @@ mod tests {
                 .expect("ok")
                 .is_none()
         );
+        // A tool result's block (an MCP tool's image) becomes [text, image] content.
+        let tr = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+            "content": format!("[image: image/png, 10 bytes]\n\n<attached-images>\n[Image #1] => {}\n</attached-images>", img.join("1.png").display())}]})
+        .to_string();
+        let out = inline(std::slice::from_ref(&tr), &storage)
+            .expect("ok")
+            .expect("some");
+        let v: Value = serde_json::from_str(&out[0]).expect("json");
+        let c = &v["content"][0]["content"];
+        assert_eq!(c[0]["text"], "[image: image/png, 10 bytes]");
+        assert_eq!(c[1]["source"]["data"], "iVBORw0KGgp4eQ==");
         std::fs::remove_file(img.join("1.png")).expect("rm");
         assert!(inline(&[line], &storage).is_err());
     }

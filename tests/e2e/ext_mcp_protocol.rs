@@ -86,6 +86,47 @@ fn pagination_list_changed_images_and_error_results() {
     assert!(!stdout(&out).contains(KEY) && !stderr(&out).contains(KEY));
 }
 
+/// Under `--vision on` an MCP tool's image goes to the model as an image (stored in the
+/// session's images/ like a pasted one): inside the tool_result for Anthropic, as an image
+/// part after the tool message for OpenAI chat. Without vision only the placeholder.
+#[test]
+fn an_mcp_image_is_sent_as_an_image_under_vision() {
+    for (provider, want) in [("claude", "\"type\":\"image\""), ("openai", "image_url")] {
+        let env = Env::new();
+        mcp_json(
+            &env,
+            json!({"fake": {"command": "python3", "args": [fake()]}}),
+        );
+        let mock = Mock::start(
+            &json!([
+                {"tool_calls": [{"name": "mcp__fake__image", "id": "i", "input": {}}]},
+                {"text": "a tiny picture", "repeat": true}
+            ])
+            .to_string(),
+        );
+        let mut c = env.cmd();
+        c.args(["--provider", provider, "--base-url", &mock.base(provider)])
+            .args(["--vision", "on", "--session", "v", "look"])
+            .env("ANTHROPIC_API_KEY", KEY)
+            .env("OPENAI_API_KEY", KEY)
+            .env("MCP_TIMEOUT", "60000");
+        let out = c.output().unwrap();
+        expect_code(&out, 0);
+        let dir = env.session_dir("v");
+        assert!(
+            dir.join("images/1.png").is_file(),
+            "{provider}: no stored image"
+        );
+        let reqs = mock.requests();
+        let body = reqs[1]["body"].to_string();
+        assert!(body.contains(want), "{provider}: {body}");
+        assert!(body.contains("iVBORw0KGgo="), "{provider}: {body}");
+        // The stored result keeps its text shape (the placeholder and the image's path).
+        let conv = std::fs::read_to_string(dir.join("conversation.jsonl")).unwrap();
+        assert!(conv.contains("[image: image/png, 8 bytes]") && conv.contains("[Image #1] => "));
+    }
+}
+
 #[test]
 fn a_server_killed_mid_call_gives_an_error_and_is_restarted_once() {
     let env = Env::new();
