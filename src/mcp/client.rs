@@ -128,28 +128,8 @@ impl Client {
             "capabilities": {},
             "clientInfo": {"name": "bash-agent", "version": env!("CARGO_PKG_VERSION")},
         });
-        let init = match c.request("initialize", params, timeout, cancel) {
-            Ok(v) => v,
-            Err(RpcError::Timeout) => {
-                return Err(format!(
-                    "no answer to initialize within {} ms{}",
-                    timeout.as_millis(),
-                    c.stderr_note()
-                ))
-            }
-            Err(e) => return Err(format!("initialize failed: {e}")),
-        };
-        let version = init
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if !PROTOCOL_VERSIONS.contains(&version) {
-            return Err(format!(
-                "the server speaks MCP protocol version {version:?}; this client speaks {}",
-                PROTOCOL_VERSIONS.join(", ")
-            ));
-        }
-        c.init = init;
+        let answer = c.request("initialize", params, timeout, cancel);
+        c.init = initialized(answer, timeout, &c.stderr_note())?;
         c.notify("notifications/initialized", json!({}));
         Ok(c)
     }
@@ -392,4 +372,34 @@ fn read_stdout(
     for (_, tx) in lock(&pending).drain() {
         let _ = tx.send(Err(RpcError::Dead(String::new())));
     }
+}
+
+/// The server's `initialize` answer checked, for either transport: an answer in time and a
+/// protocol version this client speaks (`note`: what the server said on stderr, if any).
+pub(super) fn initialized(
+    answer: Result<Value, RpcError>,
+    timeout: Duration,
+    note: &str,
+) -> Result<Value, String> {
+    let init = match answer {
+        Ok(v) => v,
+        Err(RpcError::Timeout) => {
+            return Err(format!(
+                "no answer to initialize within {} ms{note}",
+                timeout.as_millis()
+            ))
+        }
+        Err(e) => return Err(format!("initialize failed: {e}")),
+    };
+    let version = init
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if !PROTOCOL_VERSIONS.contains(&version) {
+        return Err(format!(
+            "the server speaks MCP protocol version {version:?}; this client speaks {}",
+            PROTOCOL_VERSIONS.join(", ")
+        ));
+    }
+    Ok(init)
 }

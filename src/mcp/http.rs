@@ -213,27 +213,10 @@ impl HttpClient {
             "capabilities": {},
             "clientInfo": {"name": "bash-agent", "version": env!("CARGO_PKG_VERSION")},
         });
-        let init = match c.request("initialize", params, timeout, cancel) {
-            Ok(v) => v,
-            Err(RpcError::Timeout) => {
-                return Err(format!(
-                    "no answer to initialize within {} ms",
-                    timeout.as_millis()
-                ))
-            }
-            Err(e) => return Err(format!("initialize failed: {e}")),
-        };
-        let version = init
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if !PROTOCOL_VERSIONS.contains(&version) {
-            return Err(format!(
-                "the server speaks MCP protocol version {version:?}; this client speaks {}",
-                PROTOCOL_VERSIONS.join(", ")
-            ));
-        }
-        *lock(&c.version) = version.to_string();
+        let answer = c.request("initialize", params, timeout, cancel);
+        let init = super::client::initialized(answer, timeout, "")?;
+        let version = init.get("protocolVersion").and_then(Value::as_str);
+        *lock(&c.version) = version.unwrap_or("").to_string();
         c.init = init;
         c.notify("notifications/initialized", json!({}));
         Ok(c)
