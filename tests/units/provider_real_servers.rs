@@ -15,22 +15,45 @@ fn sse(name: &str, data: &str) -> String {
     format!("event: {name}\ndata: {data}\n\n")
 }
 
-/// The Anthropic stream LiteLLM 1.108.7 (`/v1/messages`, `model: llamafile/…`) made of
-/// llama.cpp-style chat deltas that repeat the call's id and name in every fragment,
-/// captured byte for byte: one `tool_use` block per argument fragment, all with the same
-/// id and name, each closed before the next opens.
-fn litellm_fragmented_tool_stream() -> Vec<serde_json::Value> {
-    let captured = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/litellm-1.108.7-anthropic-tool-fragments.sse"
-    ))
-    .unwrap();
-    assert_eq!(captured.matches("event: content_block_start").count(), 8);
-    // One write per SSE event, as the proxy flushed them.
-    captured
+/// A stream captured byte for byte under tests/fixtures, one write per SSE event (as the
+/// proxy flushed them).
+fn captured(file: &str) -> Vec<serde_json::Value> {
+    let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path)
+        .unwrap()
         .split_inclusive("\n\n")
         .map(|e| serde_json::Value::String(e.to_string()))
         .collect()
+}
+
+/// The Anthropic stream LiteLLM 1.108.7 (`/v1/messages`, `model: llamafile/…`) made of
+/// llama.cpp-style chat deltas that repeat the call's id and name in every fragment: one
+/// `tool_use` block per argument fragment, all with the same id and name, each closed
+/// before the next opens.
+fn litellm_fragmented_tool_stream() -> Vec<serde_json::Value> {
+    let raw = captured("litellm-1.108.7-anthropic-tool-fragments.sse");
+    let starts = raw
+        .iter()
+        .filter(|e| e.to_string().contains("event: content_block_start"));
+    assert_eq!(starts.count(), 8);
+    raw
+}
+
+/// The events of one Claude call against `raw`, and its tool calls.
+fn claude_calls(raw: Vec<serde_json::Value>) -> (Vec<StreamEvent>, Vec<StreamEvent>) {
+    let mock = Mock::start(&script_raw(raw));
+    let (ev, _) = run(
+        &mock.cfg(ProviderKind::Claude),
+        &[user("run echo")],
+        &fast_opts(),
+        &Cancel::new(),
+    );
+    let calls = ev
+        .iter()
+        .filter(|e| matches!(e, StreamEvent::ToolCall { .. }))
+        .cloned()
+        .collect();
+    (ev, calls)
 }
 
 fn script_raw(raw: Vec<serde_json::Value>) -> String {
@@ -48,20 +71,10 @@ fn errors(ev: &[StreamEvent]) -> Vec<&str> {
 
 #[test]
 fn litellm_tool_use_fragments_sharing_an_id_are_one_call() {
-    let mock = Mock::start(&script_raw(litellm_fragmented_tool_stream()));
-    let (ev, _) = run(
-        &mock.cfg(ProviderKind::Claude),
-        &[user("run echo")],
-        &fast_opts(),
-        &Cancel::new(),
-    );
-    let calls: Vec<&StreamEvent> = ev
-        .iter()
-        .filter(|e| matches!(e, StreamEvent::ToolCall { .. }))
-        .collect();
+    let (ev, calls) = claude_calls(litellm_fragmented_tool_stream());
     assert_eq!(
         calls,
-        vec![&StreamEvent::ToolCall {
+        vec![StreamEvent::ToolCall {
             name: "Bash".into(),
             id: "call_abc".into(),
             input_raw: r#"{"command": "echo hi"}"#.into(),
@@ -76,29 +89,12 @@ fn litellm_tool_use_fragments_sharing_an_id_are_one_call() {
 /// the same id and no fragment. That block is not a second (empty) call.
 #[test]
 fn litellm_trailing_empty_block_of_the_same_id_is_no_second_call() {
-    let captured = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/litellm-1.108-anthropic-tool-trailing-empty-block.sse"
-    ))
-    .unwrap();
-    let raw = captured
-        .split_inclusive("\n\n")
-        .map(|e| serde_json::Value::String(e.to_string()))
-        .collect();
-    let mock = Mock::start(&script_raw(raw));
-    let (ev, _) = run(
-        &mock.cfg(ProviderKind::Claude),
-        &[user("run echo")],
-        &fast_opts(),
-        &Cancel::new(),
-    );
-    let calls: Vec<&StreamEvent> = ev
-        .iter()
-        .filter(|e| matches!(e, StreamEvent::ToolCall { .. }))
-        .collect();
+    let (ev, calls) = claude_calls(captured(
+        "litellm-1.108-anthropic-tool-trailing-empty-block.sse",
+    ));
     assert_eq!(
         calls,
-        vec![&StreamEvent::ToolCall {
+        vec![StreamEvent::ToolCall {
             name: "Bash".into(),
             id: "call__0_Bash_cmpl-1e611468-bf85-464e-ad39-0585e024ccd9".into(),
             input_raw: r#"{"command": "echo hello"}"#.into(),
