@@ -134,12 +134,6 @@ impl Index {
         conn.execute_batch(
             "PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000",
         )?;
-        // The last connection to close would checkpoint the WAL into the database (two
-        // fsyncs) on every search; the WAL's own auto-checkpoint (every ~4 MB) does it.
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        )?;
         let mut idx = Index { conn };
         idx.ensure_schema()?;
         Ok(idx)
