@@ -39,14 +39,19 @@ CREATE INDEX IF NOT EXISTS messages_file ON messages(file);
 CREATE INDEX IF NOT EXISTS files_project ON files(project);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
   text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
-END;
+
 CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
   INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
 CREATE TRIGGER IF NOT EXISTS messages_au AFTER UPDATE ON messages BEGIN
   INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+  INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+";
+
+/// Keeps the full-text index in step with inserted rows (dropped during a first build).
+const INSERT_TRIGGER: &str = "
+CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
   INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
 END;
 ";
@@ -148,6 +153,7 @@ impl Index {
         if v != SCHEMA_VERSION {
             tx.execute_batch(DROP)?;
             tx.execute_batch(SCHEMA)?;
+            tx.execute_batch(INSERT_TRIGGER)?;
             tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;
         }
         tx.commit()
@@ -240,17 +246,44 @@ impl Index {
         if plan.todo.is_empty() && plan.gone.is_empty() {
             return Ok(st);
         }
+        // A first build (nothing recorded yet) is only a cache of the JSONL files: no fsync
+        // (a crash leaves an index that is rebuilt), and the full-text index is built once
+        // over all rows rather than row by row through the insert trigger.
+        let empty: bool = self
+            .conn
+            .query_row("SELECT NOT EXISTS (SELECT 1 FROM files)", [], |r| r.get(0))
+            .map_err(err)?;
+        let bulk = empty && plan.todo.len() > 1;
+        if empty {
+            self.conn
+                .execute_batch("PRAGMA synchronous=OFF")
+                .map_err(err)?;
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(err)?;
+        if bulk {
+            tx.execute_batch("DROP TRIGGER messages_ai").map_err(err)?;
+        }
         for t in &plan.todo {
             sync_in(&tx, &t.file, &t.key, &t.project, &t.session, &mut st)?;
         }
         for path in &plan.gone {
             forget_in(&tx, path)?;
         }
+        if bulk {
+            tx.execute_batch(&format!(
+                "INSERT INTO messages_fts(messages_fts) VALUES('rebuild'); {INSERT_TRIGGER}"
+            ))
+            .map_err(err)?;
+        }
         tx.commit().map_err(err)?;
+        if empty {
+            self.conn
+                .execute_batch("PRAGMA synchronous=NORMAL")
+                .map_err(err)?;
+        }
         Ok(st)
     }
 
