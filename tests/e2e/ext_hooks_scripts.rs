@@ -263,14 +263,18 @@ fn hooks_of_one_event_run_in_parallel_with_the_scrubbed_env_in_the_sandbox() {
         r#"[{"tool_calls": [{"name": "Bash", "id": "b", "input": {"command": "echo ran"}}]},
             {"text": "done", "repeat": true}]"#,
     );
-    // Outside the workspace, the session folder and the temp dir: not writable in the sandbox.
-    let outside = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("hook-outside-{}", std::process::id()));
-    let _ = std::fs::remove_file(&outside);
+    // Outside the workspace, the session folder and the temp dir: not writable in the
+    // sandbox. The run gets a temp dir of its own, so this holds wherever the checkout
+    // lies (a clone under /tmp would otherwise be inside the writable temp dir).
+    let tmp = env.dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(env.dir.path().join("elsewhere")).unwrap();
+    let outside = env.dir.path().join("elsewhere/hook-outside");
     let out = env
         .cmd()
         .args(["--base-url", &mock.base("claude"), "--session", "s", "go"])
         .env("ANTHROPIC_API_KEY", KEY)
+        .env("TMPDIR", &tmp)
         .env("HOOK_OUTSIDE", &outside)
         .output()
         .unwrap();
