@@ -29,8 +29,16 @@ fuzz_target!(|data: &[u8]| {
         }
         if let Ok(s) = std::str::from_utf8(l) {
             if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(s.trim_end_matches('\r')) {
-                let scanned =
-                    bash_agent::ui::jscan::object_line(l).expect("jscan rejected valid JSON");
+                // The scanner refuses nesting deeper than the awk replay does (MAX_DEPTH);
+                // serde_json goes to 128. Anything else serde accepts, it must accept.
+                let Some(scanned) = bash_agent::ui::jscan::object_line(l) else {
+                    let d = depth(&Value::Object(m));
+                    assert!(
+                        d > bash_agent::ui::jscan::MAX_DEPTH,
+                        "jscan rejected valid JSON"
+                    );
+                    continue;
+                };
                 if !m.keys().any(|k| k.contains('\0')) {
                     let keys: Vec<&[u8]> = m.keys().map(|k| k.as_bytes()).collect();
                     // One entry per key, first occurrence (serde keeps the first position).
@@ -60,4 +68,13 @@ fn tempfile_in_tmp() -> (std::path::PathBuf, std::fs::File) {
     ));
     let f = std::fs::File::create(&p).unwrap();
     (p, f)
+}
+
+/// Containers nested in `v`, `v` itself included.
+fn depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+        Value::Object(m) => 1 + m.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
 }
