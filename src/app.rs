@@ -16,14 +16,70 @@ fn print_error(msg: &str) {
     }
 }
 
+/// The command line as text. Arguments are checked for UTF-8 before clap sees them, so a lossy
+/// copy is only ever used for hints.
+fn args_lossy() -> Vec<String> {
+    std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Every argument must be UTF-8 text (prompts, names and paths are stored in JSON lines). The
+/// first that is not is named, with its bad bytes as `\xNN`, and the run is a usage error.
+fn check_utf8() -> Result<(), String> {
+    use std::os::unix::ffi::OsStrExt;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    for (i, a) in args.iter().enumerate() {
+        if a.to_str().is_some() {
+            continue;
+        }
+        let shown = escape_invalid(a.as_bytes());
+        let what = match i
+            .checked_sub(1)
+            .and_then(|p| args.get(p))
+            .and_then(|p| p.to_str())
+        {
+            Some(flag) if flag.starts_with('-') && flag.len() > 1 && !flag.contains('=') => {
+                format!("the value of {flag}")
+            }
+            _ => format!("argument {}", i + 1),
+        };
+        return Err(format!(
+            "{what} is not valid UTF-8: \"{shown}\" (every argument must be UTF-8 text)"
+        ));
+    }
+    Ok(())
+}
+
+/// `bytes` as text with each byte of an invalid sequence written `\xNN`.
+fn escape_invalid(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
 fn parse() -> Result<Cli, i32> {
+    if let Err(msg) = check_utf8() {
+        print_error(&msg);
+        crate::cmd::agent::parse_failure(&args_lossy(), &msg);
+        return Err(EXIT_USAGE);
+    }
     match Cli::try_parse() {
         Ok(c) => Ok(c),
         Err(e) => {
             use clap::error::{ContextKind, ErrorKind};
             // `--inject --help`: a flag that wants a value, asked for help. Show the help
             // (which documents the flag) rather than "a value is required".
-            if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
+            if args_lossy()
+                .iter()
+                .skip(1)
+                .any(|a| a == "--help" || a == "-h")
+            {
                 use clap::CommandFactory;
                 let _ = Cli::command().print_long_help();
                 return Err(EXIT_OK);
@@ -44,12 +100,10 @@ fn parse() -> Result<Cli, i32> {
                     if let Some(s) = e.get(ContextKind::SuggestedArg) {
                         eprintln!("  tip: a similar argument exists: '{s}'");
                     }
-                    if let Some(hint) =
-                        crate::cmd::agent::quoting_hint(&std::env::args().collect::<Vec<_>>(), &arg)
-                    {
+                    if let Some(hint) = crate::cmd::agent::quoting_hint(&args_lossy(), &arg) {
                         eprintln!("{hint}");
                     }
-                    crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), &msg);
+                    crate::cmd::agent::parse_failure(&args_lossy(), &msg);
                     Err(EXIT_USAGE)
                 }
                 ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
@@ -64,7 +118,7 @@ fn parse() -> Result<Cli, i32> {
                         &valid,
                     );
                     print_error(&msg);
-                    crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), &msg);
+                    crate::cmd::agent::parse_failure(&args_lossy(), &msg);
                     Err(EXIT_USAGE)
                 }
                 _ => {
@@ -73,13 +127,11 @@ fn parse() -> Result<Cli, i32> {
                         .get(ContextKind::InvalidSubcommand)
                         .map(|v| v.to_string())
                         .unwrap_or_default();
-                    if let Some(hint) =
-                        crate::cmd::agent::quoting_hint(&std::env::args().collect::<Vec<_>>(), &arg)
-                    {
+                    if let Some(hint) = crate::cmd::agent::quoting_hint(&args_lossy(), &arg) {
                         eprintln!("{hint}");
                     }
                     let msg = e.kind().as_str().unwrap_or("invalid command line");
-                    crate::cmd::agent::parse_failure(&std::env::args().collect::<Vec<_>>(), msg);
+                    crate::cmd::agent::parse_failure(&args_lossy(), msg);
                     Err(EXIT_USAGE)
                 }
             }

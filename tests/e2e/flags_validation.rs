@@ -132,3 +132,49 @@ fn bad_effort_or_thinking_in_the_environment_is_a_usage_error() {
         "Error: Invalid THINKING: maybe"
     );
 }
+
+/// A prompt or flag value that is not UTF-8 is a usage error naming the argument (it used to
+/// panic with exit 101), and leaves no session folder.
+#[test]
+fn an_argument_that_is_not_utf8_is_a_usage_error() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let cases: [(&[&[u8]], &str); 3] = [
+        (
+            &[b"fix \xff\xfe now"],
+            "argument 1 is not valid UTF-8: \"fix \\xFF\\xFE now\"",
+        ),
+        (
+            &[b"--session", b"ab\xc3", b"hi"],
+            "the value of --session is not valid UTF-8",
+        ),
+        (
+            &[b"--print", b"hi", b"\x80"],
+            "argument 3 is not valid UTF-8",
+        ),
+    ];
+    for (args, want) in cases {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_bash-agent"))
+            .current_dir(cwd.path())
+            .env("BASH_AGENT_HOME", home.path())
+            .env("NO_COLOR", "1")
+            .env("ANTHROPIC_API_KEY", "sk-unused")
+            .args(args.iter().map(|a| OsStr::from_bytes(a)))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("Error: ") && err.contains(want), "{err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("internal error"),
+            "{err}"
+        );
+        assert!(
+            !home.path().join(".bash-agent/projects").exists(),
+            "a session folder was made"
+        );
+    }
+}

@@ -96,7 +96,7 @@ fn scenario(provider: &str, key_var: &str, auth_header: &str) {
         if let Some(st) = child.try_wait().unwrap() {
             break st;
         }
-        if t0.elapsed() > Duration::from_secs(90) {
+        if t0.elapsed() > scaled(90) {
             let _ = child.kill();
             let _ = child.wait();
             panic!("the agent did not finish");

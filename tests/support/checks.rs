@@ -198,7 +198,7 @@ pub fn wait_timeout(child: &mut Child, secs: u64) -> ExitStatus {
         if let Some(st) = child.try_wait().unwrap() {
             return st;
         }
-        if t0.elapsed() > Duration::from_secs(secs) {
+        if t0.elapsed() > super::scaled(secs) {
             let _ = child.kill();
             let _ = child.wait();
             panic!("process {} did not exit within {secs} s", child.id());

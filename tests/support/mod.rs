@@ -213,16 +213,50 @@ pub fn wait_until(what: &str, secs: u64, cond: impl FnMut() -> bool) {
 /// [`wait_until`] with `diag()` (a screen, a log) added to the timeout message.
 pub fn wait_until_or(what: &str, secs: u64, cond: impl FnMut() -> bool, diag: impl Fn() -> String) {
     if !wait_for(secs, cond) {
-        panic!("timed out after {secs} s waiting for {what}\n{}", diag());
+        panic!(
+            "timed out after {secs} s (x{:.1} for load) waiting for {what}\n{}",
+            slowdown(),
+            diag()
+        );
     }
 }
 
-/// Poll `cond` until it holds (true) or `secs` seconds pass (false): the one polling loop.
+/// How much slower this machine is than an idle one right now: the 1-minute load average per
+/// core (at least 1, at most 8), times `BASH_AGENT_TEST_SLOWDOWN` when set. Deadlines of the
+/// tests' waits are multiplied by it, so a wait gives up only when the condition really does
+/// not come, not because another build shares the cores.
+pub fn slowdown() -> f64 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    let extra = std::env::var("BASH_AGENT_TEST_SLOWDOWN")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| *v >= 1.0)
+        .unwrap_or(1.0);
+    (load / cores).clamp(1.0, 8.0) * extra
+}
+
+/// `secs` scaled by [`slowdown`]: a deadline for a wait on a loaded machine.
+pub fn scaled(secs: u64) -> Duration {
+    Duration::from_secs_f64(secs as f64 * slowdown())
+}
+
+/// Poll `cond` until it holds (true) or the deadline passes (false): the one polling loop.
+/// The deadline is `secs` times the machine's [`slowdown`], re-read while waiting, so load
+/// that starts during the wait extends it too.
 pub fn wait_for(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
     let t0 = Instant::now();
+    let mut deadline = scaled(secs);
     while !cond() {
-        if t0.elapsed() > Duration::from_secs(secs) {
-            return false;
+        if t0.elapsed() > deadline {
+            // Past the deadline: read the load once more before giving up.
+            deadline = deadline.max(scaled(secs));
+            if t0.elapsed() > deadline {
+                return false;
+            }
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -254,10 +288,16 @@ pub fn set_mtime(p: &Path, secs: i64) {
     nix::sys::stat::utimes(p, &tv, &tv).unwrap();
 }
 
-/// Event lines of a session as JSON values.
+/// Event lines of a session as JSON values. A last line without its newline is a line the
+/// agent is still appending (a large line reaches the file in several writes): it is left out,
+/// as a reader tailing the file would; every whole line must be JSON.
 pub fn events(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let whole = match text.rfind('\n') {
+        Some(i) => &text[..=i],
+        None => "",
+    };
+    whole
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad event line {l:?}: {e}")))
         .collect()

@@ -45,7 +45,7 @@ impl Tmux {
             let before = self.cursor(target);
             self.keys(target, &["-l", &c.to_string()]);
             let t0 = Instant::now();
-            while self.cursor(target) == before && t0.elapsed() < Duration::from_secs(5) {
+            while self.cursor(target) == before && t0.elapsed() < super::scaled(5) {
                 std::thread::sleep(Duration::from_millis(2));
             }
         }
