@@ -198,9 +198,14 @@ pub fn sandbox_settings(o: &Opts) -> Result<crate::sandbox::Settings, Error> {
         })?,
     };
     let mut add_dirs = Vec::new();
+    let mut add_dir_names = Vec::new();
+    let cwd = std::env::current_dir().unwrap_or_default();
     for d in &o.add_dir {
         match std::fs::canonicalize(d) {
-            Ok(p) if p.is_dir() => add_dirs.push(p),
+            Ok(p) if p.is_dir() => {
+                add_dirs.push(p);
+                add_dir_names.push(cwd.join(d));
+            }
             _ => {
                 return Err(Error::Usage(format!(
                     "Invalid --add-dir: {d} (not an existing folder)"
@@ -211,6 +216,7 @@ pub fn sandbox_settings(o: &Opts) -> Result<crate::sandbox::Settings, Error> {
     Ok(Settings {
         mode,
         add_dirs,
+        add_dir_names,
         no_network: o.no_network,
     })
 }

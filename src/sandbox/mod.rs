@@ -51,8 +51,11 @@ impl Mode {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Settings {
     pub mode: Mode,
-    /// `--add-dir`: more folders commands may write (absolute, as given).
+    /// `--add-dir`: more folders commands may write (physical: symlinks resolved).
     pub add_dirs: Vec<PathBuf>,
+    /// The same folders as the user named them, made absolute (not resolved), so the
+    /// permission policy counts a path through a symlinked `--add-dir` as workspace too.
+    pub add_dir_names: Vec<PathBuf>,
     /// `--no-network`: deny TCP connect and bind (Landlock ABI 4 and later).
     pub no_network: bool,
 }
@@ -219,6 +222,7 @@ mod tests {
         let s = Settings {
             mode: Mode::ReadOnly,
             add_dirs: vec![PathBuf::from("/a b")],
+            add_dir_names: vec![],
             no_network: true,
         };
         assert_eq!(

@@ -234,11 +234,7 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     if command.trim().is_empty() {
         return ToolOutput::error("no command provided", max);
     }
-    let root = crate::session::paths::projects_root();
-    let home = std::env::var_os("HOME")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_default();
-    let places = policy::Places::new(ctx.cwd(), &root, &home);
+    let places = policy::places_of_run(ctx.cwd());
     if let Err(e) = policy::check(
         policy::classify_in(&command, &places),
         ctx.limits().bash_mode,

@@ -227,11 +227,7 @@ fn guard(ctx: &dyn ToolHost, name: &str, input: &Value) -> Result<(), String> {
     if target.is_empty() && matches!(name, "Read" | "Write" | "Edit") {
         return Ok(()); // the tool itself reports `no path provided`
     }
-    let root = crate::session::paths::projects_root();
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let places = policy::Places::new(ctx.cwd(), &root, &home);
+    let places = policy::places_of_run(ctx.cwd());
     policy::check_file(&target, access, &places, ctx.limits().bash_mode)?;
     if access == Access::Write {
         // The file tools run in the agent itself, outside the kernel sandbox: they keep

@@ -20,6 +20,7 @@ mod faults_torn;
 mod fuzz_regress;
 mod huge_answer;
 mod provider_faults;
+mod sandbox_add_dir;
 mod sandbox_e2e;
 mod sandbox_modes;
 mod sandbox_secrets;

@@ -6,13 +6,13 @@
 use crate::support::*;
 use std::path::PathBuf;
 
-struct Box_ {
-    env: Env,
-    outside: PathBuf,
-    tmp: PathBuf,
+pub(crate) struct Box_ {
+    pub env: Env,
+    pub outside: PathBuf,
+    pub tmp: PathBuf,
 }
 
-fn setup() -> Box_ {
+pub(crate) fn setup() -> Box_ {
     let env = Env::new();
     let outside = env.dir.path().join("outside");
     let tmp = env.dir.path().join("tmp");
@@ -22,12 +22,13 @@ fn setup() -> Box_ {
     Box_ { env, outside, tmp }
 }
 
-fn bash(id: &str, command: &str) -> serde_json::Value {
+pub(crate) fn bash(id: &str, command: &str) -> serde_json::Value {
     serde_json::json!({"name": "Bash", "id": id, "input": {"command": command}})
 }
 
-/// One turn running `calls`, then an answer. Returns the tool_result contents by id.
-fn run(
+/// One turn running `calls`, then an answer. Returns the tool_result contents by id. An
+/// empty `mode` leaves BASH_AGENT_BASH_MODE unset (the default policy).
+pub(crate) fn run(
     b: &Box_,
     calls: Vec<serde_json::Value>,
     mode: &str,
@@ -40,16 +41,18 @@ fn run(
     .to_string();
     let mock = Mock::start(&script);
     let mut c = b.env.cmd();
-    c.env("TMPDIR", &b.tmp)
-        .env("BASH_AGENT_BASH_MODE", mode)
-        .args([
-            "--provider",
-            "claude",
-            "--base-url",
-            &mock.base("claude"),
-            "--api-key",
-            "sk-test-sandbox",
-        ]);
+    c.env("TMPDIR", &b.tmp);
+    if !mode.is_empty() {
+        c.env("BASH_AGENT_BASH_MODE", mode);
+    }
+    c.args([
+        "--provider",
+        "claude",
+        "--base-url",
+        &mock.base("claude"),
+        "--api-key",
+        "sk-test-sandbox",
+    ]);
     c.args(extra).args(["--session", "sb", "GO"]);
     let out = c.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -67,7 +70,7 @@ fn run(
         .collect()
 }
 
-fn result<'a>(rs: &'a [(String, String)], id: &str) -> &'a str {
+pub(crate) fn result<'a>(rs: &'a [(String, String)], id: &str) -> &'a str {
     &rs.iter()
         .find(|(i, _)| i == id)
         .unwrap_or_else(|| panic!("no result for {id}: {rs:?}"))

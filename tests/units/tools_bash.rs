@@ -2,7 +2,7 @@
 use crate::support::tools::{ctx, env, run, NoHost, Rec};
 use crate::support::wait_until;
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 fn alive(pid: i32) -> bool {
     // Signal 0 probes existence; a zombie is reaped by init quickly, so also check /proc state.

@@ -71,13 +71,7 @@ fn is_image(path: &Path) -> bool {
 
 /// Attach one path; returns what replaces the word in the line.
 fn attach_one(ctx: &AgentCtx, word: &str, shown: &str, path: &Path) -> String {
-    let places = policy::Places::new(
-        &ctx.cwd,
-        &crate::session::paths::projects_root(),
-        &std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default(),
-    );
+    let places = policy::places_of_run(&ctx.cwd);
     let target = path.to_string_lossy();
     if let Err(e) = policy::check_file(
         &target,

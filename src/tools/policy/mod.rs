@@ -62,6 +62,18 @@ pub fn file_required(target: &str, access: Access, places: &Places) -> u32 {
     }
 }
 
+/// The places of this run for a workspace `cwd`: the session store, HOME, and the folders
+/// the user added with `--add-dir` (workspace for the policy as they are for the sandbox).
+pub fn places_of_run(cwd: &std::path::Path) -> Places {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let sandbox = crate::sandbox::settings();
+    let mut added = sandbox.add_dir_names.clone();
+    added.extend(sandbox.add_dirs.iter().cloned());
+    Places::new(cwd, &crate::session::paths::projects_root(), &home).with_added(&added)
+}
+
 /// Check a file tool's target against `mode`.
 pub fn check_file(target: &str, access: Access, places: &Places, mode: u32) -> Result<(), String> {
     check(file_required(target, access, places), mode)

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Places {
     cwd: String,
+    /// Folders the user added (`--add-dir`), as named and as resolved: workspace too.
+    added: Vec<String>,
     roots: Vec<String>,
     home: String,
     pub(super) cwd_path: PathBuf,
@@ -29,11 +31,34 @@ impl Places {
         }
         Places {
             cwd: low(cwd),
+            added: Vec::new(),
             roots,
             home: low(home),
             cwd_path: cwd.to_path_buf(),
             home_path: home.to_path_buf(),
         }
+    }
+
+    /// `dirs` count as workspace as well (the `--add-dir` folders: each as named, made
+    /// absolute against the workspace, and as its symlinks resolve).
+    pub fn with_added(mut self, dirs: &[PathBuf]) -> Places {
+        for d in dirs {
+            let named = if d.is_absolute() {
+                d.clone()
+            } else {
+                self.cwd_path.join(d)
+            };
+            let mut forms = vec![lexical(&named.to_string_lossy().to_lowercase())];
+            if let Ok(real) = std::fs::canonicalize(&named) {
+                forms.push(lexical(&real.to_string_lossy().to_lowercase()));
+            }
+            for f in forms {
+                if f != "/" && !self.added.contains(&f) {
+                    self.added.push(f);
+                }
+            }
+        }
+        self
     }
 
     /// Scope shift of a (lower-cased, cleaned) path, or None when it needs no bits.
@@ -56,6 +81,9 @@ impl Places {
             return None;
         }
         if self.cwd != "/" && under(&norm, &self.cwd) {
+            return Some(WORKSPACE);
+        }
+        if self.added.iter().any(|d| under(&norm, d)) {
             return Some(WORKSPACE);
         }
         // The home is the home wherever HOME points (also /root): external, not system.
