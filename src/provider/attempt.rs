@@ -42,13 +42,19 @@ pub fn estimate_usage(sent_bytes: usize, received_bytes: usize) -> Usage {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Where one attempt goes and how: the wire protocol, the HTTP client and its limits, the
+/// endpoint and its headers. The same for every attempt of a call.
+pub(crate) struct Endpoint<'a> {
+    pub kind: ProviderKind,
+    pub agent: &'a ureq::Agent,
+    pub opts: &'a HttpOptions,
+    pub url: &'a Arc<String>,
+    pub hdrs: &'a Arc<Vec<(&'static str, String)>>,
+}
+
+/// One POST of `body` and its stream, normalised into `on_event`.
 pub(crate) fn attempt(
-    kind: ProviderKind,
-    agent: &ureq::Agent,
-    opts: &HttpOptions,
-    url: &Arc<String>,
-    hdrs: &Arc<Vec<(&'static str, String)>>,
+    to: &Endpoint,
     body: &Body,
     cancel: &Cancel,
     start: Instant,
@@ -56,6 +62,13 @@ pub(crate) fn attempt(
     acc: &mut Accounting,
     on_event: &mut dyn FnMut(StreamEvent),
 ) -> Outcome {
+    let Endpoint {
+        kind,
+        agent,
+        opts,
+        url,
+        hdrs,
+    } = *to;
     acc.sent = body.len();
     let sent_at = Instant::now();
     let (tx, body_rx) = pipe(body.len());

@@ -11,7 +11,7 @@
 //!
 //! The body is built as parts (`outgoing.rs`) and streamed to the socket: the stored
 //! conversation lines are never copied into one request string.
-use super::attempt::{attempt, Accounting, Outcome};
+use super::attempt::{attempt, Accounting, Endpoint, Outcome};
 use super::diag::{redact, verbose_body, verbose_note};
 use super::outgoing::Body;
 use super::retry::{backoff, sleep_unless_cancelled};
@@ -97,12 +97,16 @@ pub fn run_with(
     loop {
         let mut first_token = None;
         let mut acc = Accounting::default();
-        let outcome = attempt(
-            cfg.kind,
-            &agent(opts),
+        let client = agent(opts);
+        let to = Endpoint {
+            kind: cfg.kind,
+            agent: &client,
             opts,
-            &url,
-            &hdrs,
+            url: &url,
+            hdrs: &hdrs,
+        };
+        let outcome = attempt(
+            &to,
             &body,
             cancel,
             start,

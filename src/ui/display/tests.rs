@@ -12,8 +12,12 @@ fn run(d: &mut Display, frames: &[Frame]) -> (String, String) {
     )
 }
 
+/// A frame as the display receives it: RESP bytes off the display pipe, decoded by ipc.
 fn f(fields: &[&str]) -> Frame {
-    Frame::new(fields.iter().copied())
+    let wire = crate::ipc::resp::encode(fields);
+    let mut frames = crate::ipc::resp::decode_all(&wire, |e| panic!("{e:?}"));
+    assert_eq!(frames.len(), 1);
+    frames.remove(0)
 }
 
 #[test]

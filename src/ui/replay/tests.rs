@@ -1,6 +1,12 @@
 //! Replay against the shell reference's fixtures and a few hand-made lines.
 use super::*;
+use crate::protocol::Event;
 use std::path::PathBuf;
+
+/// The display frame of a typed event (ipc's one builder of turn frames).
+fn display_frame(e: &Event) -> Frame {
+    crate::ipc::display::frame(e).expect("a displayed event")
+}
 
 fn fixtures() -> Vec<(PathBuf, PathBuf)> {
     let root =
@@ -49,16 +55,13 @@ fn translates_lines() {
     );
     assert_eq!(
         f,
-        vec![Frame::new([
-            "TOOL_CALL",
+        // The byte scanner's frame is the one the typed path builds for the same call.
+        vec![display_frame(&Event::tool_call(
             "X",
             "i",
             r#"{"a" : 1 ,"s":"x\ny"}"#,
-            "a",
-            "1",
-            "s",
-            "x\ny"
-        ])]
+            None
+        ))]
     );
     assert!(frames_of(r#"{"type":"text","content":""}"#, false).is_empty());
     assert!(frames_of(r#"{"type":"text","content":"x"#, false).is_empty());
@@ -72,7 +75,7 @@ fn translates_lines() {
             r#"{"type":"context_update","kind":"compact","trigger":"auto"}"#,
             true
         ),
-        vec![Frame::new(["CONTEXT_UPDATE", "compact", "auto"])]
+        vec![display_frame(&Event::context_update("auto"))]
     );
     let long = "é".repeat(150);
     let f = frames_of(
