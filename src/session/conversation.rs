@@ -83,7 +83,8 @@ pub fn write_tool_results_line(
 }
 
 /// Append one model call: its assistant line and, when it called tools, the results line,
-/// streamed into the file in one append (see [`crate::util::fsx::append_with`]).
+/// streamed into the file in one append (see [`crate::util::fsx::append_with`]); a large
+/// call goes through a pending copy first ([`crate::session::durable`]).
 pub fn append_call(
     path: &Path,
     thinking: &str,
@@ -91,7 +92,14 @@ pub fn append_call(
     tools: &[ToolUse],
     results: &[(String, String)],
 ) -> std::io::Result<()> {
-    crate::util::fsx::append_with(path, |w| {
+    let size = thinking.len()
+        + text.len()
+        + tools
+            .iter()
+            .map(|t| t.input_raw.len() + t.id.len() + t.name.len())
+            .sum::<usize>()
+        + results.iter().map(|r| r.0.len() + r.1.len()).sum::<usize>();
+    crate::session::durable::append_with(path, size, |w| {
         write_assistant_line(w, thinking, text, tools)?;
         w.write_all(b"\n")?;
         if !tools.is_empty() {
@@ -104,6 +112,16 @@ pub fn append_call(
 
 /// Append lines with one write so an assistant line and its results land together.
 pub fn append_lines(path: &Path, lines: &[String]) -> std::io::Result<()> {
+    let size: usize = lines.iter().map(|l| l.len() + 1).sum();
+    if size >= crate::session::durable::LARGE {
+        return crate::session::durable::append_with(path, size, |w| {
+            for l in lines {
+                w.write_all(l.as_bytes())?;
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        });
+    }
     let mut parts: Vec<&[u8]> = Vec::with_capacity(lines.len() * 2);
     for l in lines {
         parts.push(l.as_bytes());

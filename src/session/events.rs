@@ -209,7 +209,7 @@ impl EventLog {
 
     /// Append one line and hand it to the echo. Errors are returned, never panic.
     pub fn append(&self, line: &str) -> std::io::Result<()> {
-        let res = crate::util::fsx::append_line(&self.path, line);
+        let res = crate::session::durable::append_line(&self.path, line);
         if let Some(echo) = &self.echo {
             echo(line);
         }
@@ -219,7 +219,7 @@ impl EventLog {
     /// Append without echoing (sub_agent_start, compact usage: the reference keeps them
     /// off stdout).
     pub fn append_quiet(&self, line: &str) -> std::io::Result<()> {
-        crate::util::fsx::append_line(&self.path, line)
+        crate::session::durable::append_line(&self.path, line)
     }
 }
 

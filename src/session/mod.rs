@@ -1,6 +1,7 @@
 //! Session storage: paths and ids, the folder layout, events.jsonl, conversation.jsonl,
 //! stats.json, the per-session run lock and the session list.
 pub mod conversation;
+pub mod durable;
 pub mod events;
 pub mod line_meta;
 pub mod list;

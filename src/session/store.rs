@@ -93,6 +93,8 @@ impl Session {
         // new lines start clean and the session-start check sees only whole lines.
         let mut fixes = Vec::new();
         for p in [self.events(), self.conversation()] {
+            // A large line a killed run left pending is completed before anything else.
+            fixes.extend(crate::session::durable::recover(&p)?);
             if let Some(fix) = crate::session::torn::repair_tail(&p)? {
                 fixes.push(fix.message(&p));
             }

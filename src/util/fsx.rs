@@ -112,6 +112,23 @@ pub fn write_atomic_nosync(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 fn write_replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
+    replace_with(path, sync, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` produces, streamed into the temp file through a 64 KiB
+/// buffer (a 50 MB body is never held twice).
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    replace_with(path, true, write)
+}
+
+fn replace_with(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let name = path
         .file_name()
@@ -127,13 +144,15 @@ fn write_replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
         .map(|m| m.permissions().mode() & 0o7777)
         .ok();
     let res = (|| {
-        let mut f = OpenOptions::new()
+        let f = OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(mode.unwrap_or(0o600))
             .custom_flags(libc::O_CLOEXEC)
             .open(&tmp)?;
-        f.write_all(bytes)?;
+        let mut w = io::BufWriter::with_capacity(64 * 1024, f);
+        write(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         if sync {
             f.sync_data()?;
         }

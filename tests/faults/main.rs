@@ -19,6 +19,7 @@ mod faults_secrets;
 mod faults_torn;
 mod fuzz_regress;
 mod huge_answer;
+mod large_line_kill;
 mod provider_faults;
 mod sandbox_add_dir;
 mod sandbox_e2e;
