@@ -118,6 +118,7 @@ fn place(log: &Path, start: u64, want: &[u8]) -> io::Result<Option<String>> {
         .read(true)
         .write(true)
         .create(true)
+        .truncate(false)
         .open(log)?;
     let len = f.metadata()?.len();
     let mut at = start.min(len);
