@@ -119,6 +119,7 @@ pub struct CallInfo {
 
 pub mod anthropic;
 mod attempt;
+mod blocks;
 pub mod body;
 mod diag;
 pub mod http;

@@ -1,4 +1,5 @@
 //! Terminal front ends: the frame display, replay, the interactive line editor, the title.
+pub mod cells;
 pub mod clipboard;
 pub mod complete;
 pub mod display;
