@@ -274,12 +274,13 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     crate::agent::extensions::session_end(&ctx, end_reason);
     if let Some(ed) = editor {
         ed.join();
-        // `/model NAME` goes on in this session: no goodbye.
-        if !matches!(
-            ctx.slash.restart(),
-            Some(crate::agent::slash::Restart::Model(_))
-        ) {
-            print_goodbye(color, &session.id);
+        // `/model NAME` goes on in this session: no goodbye. Printed here, after the
+        // editor's thread has ended, so the line cannot be lost with it.
+        match ctx.slash.restart() {
+            Some(crate::agent::slash::Restart::Model(m)) => {
+                crate::util::say::out_line(&format!("Switching this session to {m}…"))
+            }
+            _ => print_goodbye(color, &session.id),
         }
     }
     notify.stop();

@@ -141,13 +141,9 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
             Some(m) if m == ctx.cfg.provider.model => {
                 ctx.out.print(&format!("Already using {m}.\n"))
             }
-            Some(m) => {
-                let a = switch(ctx, Restart::Model(m.to_string()));
-                if matches!(a, Action::Restart) {
-                    ctx.out.print(&format!("Switching this session to {m}…\n"));
-                }
-                return a;
-            }
+            // "Switching this session to …" is printed once the editor has ended
+            // (cmd/agent.rs): a message handed to it now could be lost with its thread.
+            Some(m) => return switch(ctx, Restart::Model(m.to_string())),
         },
         "/resume" => match resume::start(ctx, first) {
             resume::Outcome::Switch(id) => return switch(ctx, Restart::Session(id)),
