@@ -8,7 +8,6 @@
 use crate::support::checks::*;
 use crate::support::*;
 use std::process::Stdio;
-use std::time::Duration;
 
 /// Parent: Bash `env` + a SubAgent; the sub-agent: a slow Bash `env`, then an answer.
 fn script(with_env_tools: bool) -> String {
@@ -146,7 +145,6 @@ fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
             where_: "mock request record".into(),
         });
     }
-    std::thread::sleep(Duration::from_millis(50));
     leaks
 }
 
