@@ -41,26 +41,39 @@ pub fn spawn(
         ctx.rec.events(),
         ctx.reported.clone(),
         &args,
-        prompt,
-        description,
-        fork,
+        Task {
+            prompt,
+            description,
+            fork,
+        },
         ctx.session.notify_fifo(),
     )
 }
 
+/// What a sub-agent is asked to do: the SubAgent tool's input.
+#[derive(Debug, Clone, Copy)]
+pub struct Task<'a> {
+    pub prompt: &'a str,
+    pub description: &'a str,
+    /// Start from a copy of the parent's conversation.
+    pub fork: bool,
+}
+
 /// [`spawn`] with an explicit executable (tests use a stand-in).
-#[allow(clippy::too_many_arguments)]
 pub fn spawn_exe(
     exe: &Path,
     parent: &Session,
     events: &EventLog,
     reported: Reported,
     base_args: &[String],
-    prompt: &str,
-    description: &str,
-    fork: bool,
+    task: Task,
     notify_fifo: PathBuf,
 ) -> Result<String, String> {
+    let Task {
+        prompt,
+        description,
+        fork,
+    } = task;
     if prompt.trim().is_empty() {
         return Err("no prompt provided for sub-agent".into());
     }

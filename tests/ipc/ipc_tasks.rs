@@ -168,9 +168,11 @@ fn killed_sub_agent_is_reported_failed() {
         &log,
         r.reported(),
         &args,
-        "-do it",
-        "desc",
-        true,
+        subagent::Task {
+            prompt: "-do it",
+            description: "desc",
+            fork: true,
+        },
         p.notify_fifo(),
     )
     .unwrap();
@@ -236,9 +238,11 @@ fn reporting_sub_agent_is_not_reported_twice() {
         &log,
         r.reported(),
         &[],
-        "go",
-        "d",
-        false,
+        subagent::Task {
+            prompt: "go",
+            description: "d",
+            fork: false,
+        },
         p.notify_fifo(),
     )
     .unwrap();
