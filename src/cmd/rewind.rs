@@ -24,6 +24,9 @@ fn turn_number(s: &str) -> std::result::Result<u64, Error> {
 
 /// `bash-agent rewind …`.
 pub fn cmd_rewind(o: &Opts, to: Option<&str>, undo: bool, force: bool) -> Result {
+    if to.is_some() && undo {
+        return Err(Error::usage("rewind takes --to N or --undo, not both"));
+    }
     let n = to.map(turn_number).transpose()?;
     let project = crate::session::select::project_dir()?;
     let Some(id) = crate::session::select::named_or_latest(o, &project)? else {

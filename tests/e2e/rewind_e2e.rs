@@ -186,7 +186,8 @@ fn undo_puts_conversation_and_files_back() {
     let o = fx.run(&["rewind", "--undo"]);
     expect_code(&o, 1);
     assert!(stderr(&o).contains("nothing to undo"), "{}", stderr(&o));
-    // `undo` still knows the file history: it undoes turn 3's write.
+    // `undo` still knows the file history: it undoes turn 3's write (each run numbered its
+    // file-history turn after the last one, so run 3's copy of a.txt was kept).
     let o = fx.run(&["undo"]);
     expect_code(&o, 0);
     assert_eq!(fx.file("a.txt"), "two\n");
@@ -244,6 +245,9 @@ fn bad_turns_are_usage_errors_and_change_nothing() {
             "{to}: {err}"
         );
     }
+    let o = fx.run(&["rewind", "--session", "r", "--to", "2", "--undo"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).starts_with("Error: rewind takes --to N or --undo"));
     let o = fx.run(&["rewind", "--session", "nosuch", "--to", "1"]);
     expect_code(&o, 1);
     let o = fx.run(&["rewind", "--session", "../r", "--to", "1"]);
@@ -300,4 +304,32 @@ fn compacted_turn_is_refused() {
     // The last turn is still in the conversation and can be rewound.
     let o = fx.run(&["rewind", "--session", "r", "--to", "4"]);
     expect_code(&o, 0);
+}
+
+/// Shell-written sessions (no file history): the conversation is cut at the turn's line,
+/// byte for byte, and the undo gives the shell's bytes back; a compacted turn is refused.
+#[test]
+fn shell_written_sessions() {
+    let env = Env::new();
+    install_fixtures(&env);
+    let conv = env.session_dir("demo1").join("conversation.jsonl");
+    let original = fs::read(&conv).unwrap();
+    let o = env.run(&["rewind", "--session", "demo1", "--to", "3"]);
+    expect_code(&o, 0);
+    let text = String::from_utf8_lossy(&original).into_owned();
+    let cut = text
+        .find(r#"{"role":"user","content":"Injected via fifo"#)
+        .unwrap();
+    assert_eq!(fs::read(&conv).unwrap(), original[..cut]);
+    assert!(stdout(&o).contains("0 file(s) restored"), "{}", stdout(&o));
+    let o = env.run(&["rewind", "--session", "demo1", "--undo"]);
+    expect_code(&o, 0);
+    assert_eq!(fs::read(&conv).unwrap(), original);
+
+    let plans = env.session_dir("plans").join("conversation.jsonl");
+    let before = fs::read(&plans).unwrap();
+    let o = env.run(&["rewind", "--session", "plans", "--to", "1"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("compacted"), "{}", stderr(&o));
+    assert_eq!(fs::read(&plans).unwrap(), before);
 }
