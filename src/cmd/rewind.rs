@@ -41,6 +41,13 @@ pub fn cmd_rewind(o: &Opts, to: Option<&str>, undo: bool, force: bool) -> Result
     if n.is_none() && !undo {
         return list(o, &session);
     }
+    // A shell-version agent takes no lock but keeps agent_running.flag while it works.
+    if let Some(pid) = crate::sessions::manage::running_pid(&session.dir) {
+        return Err(Error::runtime(format!(
+            "session {id} is in use by {}: an agent is running on it; stop it, or use /rewind inside that agent",
+            crate::sessions::manage::pid_text(pid)
+        )));
+    }
     // The session's run lock: no agent may run a turn while the conversation is rewritten.
     let _lock = crate::session::lock::SessionLock::acquire(&session.dir, &id).map_err(|e| {
         Error::runtime(format!(

@@ -333,3 +333,50 @@ fn shell_written_sessions() {
     assert!(stderr(&o).contains("compacted"), "{}", stderr(&o));
     assert_eq!(fs::read(&plans).unwrap(), before);
 }
+
+/// A real agent serving the session (`--listen`) holds its lock: rewind refuses, nothing
+/// changes; once it has ended, the rewind goes through.
+#[test]
+fn running_agent_is_refused() {
+    let fx = Fx::new();
+    let conv0 = fx.conv();
+    let url = fx.mock.base("claude");
+    let mut agent = fx
+        .env
+        .cmd()
+        .args([
+            "--listen",
+            "--session",
+            "r",
+            "--base-url",
+            &url,
+            "--api-key",
+            "k",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let dir = fx.env.session_dir("r");
+    wait_until("the agent's lock", 30, || {
+        bash_agent::session::lock::holder(&dir).is_some()
+    });
+    let o = fx.run(&["rewind", "--session", "r", "--to", "2"]);
+    expect_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("in use by pid") && err.contains("/rewind"),
+        "{err}"
+    );
+    assert_eq!(fx.conv(), conv0);
+    assert_eq!(fx.file("a.txt"), "three\n");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(agent.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    agent.wait().unwrap();
+    let o = fx.run(&["rewind", "--session", "r", "--to", "2"]);
+    expect_code(&o, 0);
+    assert_eq!(fx.file("a.txt"), "one\n");
+}
