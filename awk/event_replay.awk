@@ -22,7 +22,8 @@
 #   assistant_message TEXT text, then TOOL_CALL per tool_calls entry (legacy)
 #   er_rich only:     async_task_result -> ASYNC_TASK_RESULT id code output;
 #                     context_update -> CONTEXT_UPDATE kind trigger;
-#                     user_notify -> USER_NOTIFY content
+#                     user_notify -> USER_NOTIFY content;
+#                     rewind -> REWIND action to turns restored
 #   anything else     nothing
 
 BEGIN { er_init() }
@@ -346,5 +347,12 @@ function er_line(line,   type, c, i) {
 		er_emit(3)
 	} else if (er_rich && type == "user_notify") {
 		er_one("USER_NOTIFY", er_str("content"))
+	} else if (er_rich && type == "rewind") {
+		er_f[1] = "REWIND"
+		er_f[2] = er_str("action")
+		er_f[3] = er_txt("to")
+		er_f[4] = er_txt("turns")
+		er_f[5] = er_txt("restored")
+		er_emit(5)
 	}
 }

@@ -178,6 +178,18 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Take the conversation and the agent's file changes back to just before turn N.
+    Rewind {
+        /// The user turn to go back to (the conversation ends just before it).
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        to: Option<String>,
+        /// Undo the latest rewind (its turns and files come back).
+        #[arg(long)]
+        undo: bool,
+        /// Overwrite files changed outside the agent since it last wrote them.
+        #[arg(long)]
+        force: bool,
+    },
     /// Token usage and cost per session and model.
     Usage {
         /// Every project's sessions.

@@ -3,7 +3,7 @@
 //! Data flows one way (docs/architecture.md): `app` (the entry point) → `cmd` (one module per
 //! subcommand) → `session::select` (which session) → `agent` (runtime, turn, compaction,
 //! sub-agents) → `provider` (model APIs) and `tools` → the session recorder (`session`) →
-//! the output (`ui`). Beside them: `ipc` (FIFOs and RESP frames), `history` (undo),
+//! the output (`ui`). Beside them: `ipc` (FIFOs and RESP frames), `history` (undo), `rewind`,
 //! `usage` (ledger and prices), `search`, `sessions` (management), `sandbox` (Landlock and
 //! the tools' scrubbed environment), `mock` (the scripted model server), `util`. Nothing
 //! imports `app`; `scripts/import-graph.py` checks it.
@@ -22,6 +22,7 @@ pub mod options;
 pub mod permission;
 pub mod protocol;
 pub mod provider;
+pub mod rewind;
 pub mod sandbox;
 pub mod search;
 pub mod session;

@@ -230,6 +230,11 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     }
     let rec = Recorder::new(session.clone(), events.clone(), &cfg);
     let mut ctx = AgentCtx::new(session.clone(), cfg.clone(), cwd, rec);
+    // File-history turns go on from the last run's (a resumed run must not reuse `1/`).
+    ctx.turn.store(
+        crate::history::files::last_turn(&session),
+        std::sync::atomic::Ordering::SeqCst,
+    );
     ctx.depth = o.depth;
     ctx.mode = mode;
     ctx.cancel = cancel.clone();

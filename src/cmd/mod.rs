@@ -11,6 +11,7 @@ pub mod list;
 pub mod mcp;
 pub mod mock_server;
 pub mod replay;
+pub mod rewind;
 pub mod search;
 pub mod sessions;
 pub mod tool;
@@ -60,6 +61,9 @@ pub fn dispatch(cli: &Cli) -> Result {
             Command::Man => completions::cmd_man(),
             Command::Init { force } => init::cmd_init(o, *force),
             Command::Undo { turns, force } => undo::cmd_undo(o, *turns, *force),
+            Command::Rewind { to, undo, force } => {
+                rewind::cmd_rewind(o, to.as_deref(), *undo, *force)
+            }
             Command::Usage { all, since } => usage::cmd_usage(o, *all, since.as_deref()),
             Command::Search {
                 words,

@@ -175,7 +175,7 @@ pub fn cmd_show(o: &Opts, project: &Path, name: &str) -> Result {
             "plan": plan,
             "summary": summary,
             "last_turns": turns.iter().map(|t| json!({
-                "input": t.input, "answer": t.answer, "tools": t.tools, "errors": t.errors
+                "turn": t.number, "input": t.input, "answer": t.answer, "tools": t.tools, "errors": t.errors
             })).collect::<Vec<_>>(),
         });
         println!("{v}");
@@ -227,7 +227,8 @@ pub fn cmd_show(o: &Opts, project: &Path, name: &str) -> Result {
         s.push_str(&format!("\nLast {} turn(s):\n", turns.len()));
         for t in &turns {
             s.push_str(&format!(
-                "\n> {}\n",
+                "\n[{}] > {}\n",
+                t.number,
                 clip(&t.input, 400).replace('\n', "\n  ")
             ));
             if !t.tools.is_empty() {

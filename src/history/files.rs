@@ -7,6 +7,8 @@
 //! - `{"op":"before","turn":3,"tool_use_id":"toolu_1","path":"/abs","existed":true,"mode":420,"size":17,"hash":"fnv1a64:…","blob":"3/…","time":"…Z"}`
 //! - `{"op":"after","turn":3,"path":"/abs","exists":true,"size":18,"hash":"fnv1a64:…"}`
 //! - `{"op":"undo","turns":[4,3],"files":[{"path":"/abs","exists":true,"size":17,"hash":"…"}],"time":"…Z"}`
+//! - `{"op":"redo","turns":[4,3],"files":[…],"time":"…Z"}` (`rewind --undo` put the changes of
+//!   these turns back: they count as not undone again)
 use crate::session::Session;
 use crate::util::jsonl::Obj;
 use serde_json::Value;
@@ -57,13 +59,15 @@ impl FileState {
         }
     }
 
-    fn obj(&self, o: Obj) -> Obj {
+    /// `o` with this state's `exists`, `size` and `hash` members.
+    pub fn obj(&self, o: Obj) -> Obj {
         o.bool("exists", self.exists)
             .num("size", self.size as i64)
             .str("hash", &self.hash)
     }
 
-    fn from_value(v: &Value) -> FileState {
+    /// The state of a parsed `{"exists":…,"size":…,"hash":…}` object.
+    pub fn from_value(v: &Value) -> FileState {
         FileState {
             exists: v.get("exists").and_then(Value::as_bool).unwrap_or(false),
             size: v.get("size").and_then(Value::as_u64).unwrap_or(0),
@@ -98,6 +102,25 @@ pub enum Record {
         turns: Vec<u64>,
         files: Vec<(PathBuf, FileState)>,
     },
+    /// The changes of `turns` were put back (`rewind --undo`).
+    Redo {
+        turns: Vec<u64>,
+        files: Vec<(PathBuf, FileState)>,
+    },
+}
+
+/// The highest turn number with saved copies (0 when none). A run starts counting after it:
+/// turn numbers must not repeat across runs of a session, or a resumed run's first turn
+/// would find the earlier run's copy in `<turn>/` and save nothing.
+pub fn last_turn(session: &Session) -> u64 {
+    fs::read_dir(session.file_history())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u64>().ok()))
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0)
 }
 
 /// The absolute, symlink-resolved form of a path the tool is about to write: the tool
@@ -122,7 +145,8 @@ pub fn normalize(path: &Path) -> PathBuf {
     }
 }
 
-fn blob_name(path: &Path) -> String {
+/// The file name of `path`'s saved copy (a hash of the path).
+pub fn blob_name(path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     format!(
         "{:016x}",
@@ -231,13 +255,23 @@ pub fn try_after_change(session: &Session, turn: u64, path: &Path) -> Result<(),
 
 /// The `undo` record line.
 pub(crate) fn undo_line(turns: &[u64], files: &[(PathBuf, FileState)]) -> String {
+    op_line("undo", turns, files)
+}
+
+/// The `redo` record line (`rewind --undo`).
+pub fn redo_line(turns: &[u64], files: &[(PathBuf, FileState)]) -> String {
+    op_line("redo", turns, files)
+}
+
+/// An `undo`-shaped record line with `op`.
+pub fn op_line(op: &str, turns: &[u64], files: &[(PathBuf, FileState)]) -> String {
     let files_json: Vec<String> = files
         .iter()
         .map(|(p, s)| s.obj(Obj::new().str("path", &p.to_string_lossy())).finish())
         .collect();
     let turns_json: Vec<String> = turns.iter().map(u64::to_string).collect();
     Obj::new()
-        .str("op", "undo")
+        .str("op", op)
         .raw("turns", &format!("[{}]", turns_json.join(",")))
         .raw("files", &format!("[{}]", files_json.join(",")))
         .str("time", &crate::util::time::utc_iso_now())
@@ -278,26 +312,37 @@ fn parse_record(line: &str) -> Option<Record> {
             path: PathBuf::from(s("path")?),
             state: FileState::from_value(&v),
         }),
-        "undo" => Some(Record::Undo {
-            turns: v
-                .get("turns")?
-                .as_array()?
-                .iter()
-                .filter_map(Value::as_u64)
-                .collect(),
-            files: v
-                .get("files")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|f| {
-                            let p = f.get("path")?.as_str()?;
-                            Some((PathBuf::from(p), FileState::from_value(f)))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-        }),
+        op @ ("undo" | "redo") => {
+            let (turns, files) = turns_and_files(&v)?;
+            Some(if op == "undo" {
+                Record::Undo { turns, files }
+            } else {
+                Record::Redo { turns, files }
+            })
+        }
         _ => None,
     }
+}
+
+type TurnsFiles = (Vec<u64>, Vec<(PathBuf, FileState)>);
+
+fn turns_and_files(v: &Value) -> Option<TurnsFiles> {
+    Some((
+        v.get("turns")?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect(),
+        v.get("files")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|f| {
+                        let p = f.get("path")?.as_str()?;
+                        Some((PathBuf::from(p), FileState::from_value(f)))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    ))
 }

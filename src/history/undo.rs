@@ -141,6 +141,14 @@ pub fn undo(session: &Session, turns: u64, force: bool) -> Result<UndoReport, St
                     known.insert(p.clone(), s.clone());
                 }
             }
+            Record::Redo { turns, files } => {
+                for t in turns {
+                    undone.remove(t);
+                }
+                for (p, s) in files {
+                    known.insert(p.clone(), s.clone());
+                }
+            }
         }
     }
     let chosen: Vec<u64> = have
@@ -275,7 +283,7 @@ fn describe(expected: &FileState, now: &FileState) -> &'static str {
 }
 
 /// Write `bytes` to `path` atomically (temp + rename) with `mode`.
-fn restore(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+pub fn restore(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }

@@ -176,6 +176,29 @@ pub mod ev {
             .value("files", &list)
             .finish()
     }
+    /// Our addition (docs/rewind.md): `rewind --to N` (`action` `rewind`) or `rewind --undo`
+    /// (`undo`). `id` names the rewind, `to` its turn, `turns` the turns dropped (or put back),
+    /// `lines` the conversation lines archived, `restored` the count of `files`.
+    pub fn rewind(
+        action: &str,
+        id: u64,
+        to: u64,
+        turns: u64,
+        lines: u64,
+        files: &[String],
+    ) -> String {
+        let list = serde_json::Value::from(files.to_vec());
+        Obj::new()
+            .str("type", "rewind")
+            .str("action", action)
+            .num("id", id as i64)
+            .num("to", to as i64)
+            .num("turns", turns as i64)
+            .num("lines", lines as i64)
+            .num("restored", files.len() as i64)
+            .value("files", &list)
+            .finish()
+    }
 }
 
 /// A subscriber that sees every (non-quiet) line after it was appended: the output layer

@@ -59,23 +59,41 @@ pub fn remove_session(dir: &Path, name: &str) -> Result<(), String> {
 /// One turn for `show`: the input and what followed.
 #[derive(Debug, Clone, Default)]
 pub struct TurnView {
+    /// The turn's number, as `rewind --to` takes it.
+    pub number: usize,
     pub input: String,
     pub answer: String,
     pub tools: Vec<String>,
     pub errors: Vec<String>,
 }
 
-/// The last `n` turns (from `user_input` events) of an events.jsonl.
+/// The last `n` turns (from `user_input` events) of an events.jsonl. A `rewind` event
+/// drops the turns from its `to` on and its undo puts them back (docs/rewind.md), so the
+/// numbers are those `rewind --to` takes.
 pub fn last_turns(events: &Path, n: usize) -> Vec<TurnView> {
     let (evs, _) = crate::session::events::read_all(events);
     let mut turns: Vec<TurnView> = Vec::new();
+    let mut rewound: std::collections::HashMap<u64, Vec<TurnView>> = Default::default();
     let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
     for v in &evs {
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
             "user_input" => turns.push(TurnView {
+                number: turns.len() + 1,
                 input: s(v, "content"),
                 ..Default::default()
             }),
+            "rewind" if s(v, "action") == "rewind" => {
+                let keep = (num(v, "to").max(1) - 1) as usize;
+                if keep <= turns.len() {
+                    rewound.insert(num(v, "id"), turns.split_off(keep));
+                }
+            }
+            "rewind" if s(v, "action") == "undo" => {
+                if let Some(back) = rewound.remove(&num(v, "id")) {
+                    turns.extend(back);
+                }
+            }
             "text" => {
                 if let Some(t) = turns.last_mut() {
                     t.answer.push_str(&s(v, "content"));

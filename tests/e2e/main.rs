@@ -24,6 +24,7 @@ mod init_e2e;
 mod instructions_e2e;
 mod prompt_e2e;
 mod replay_parity;
+mod rewind_e2e;
 mod settings_apply;
 mod settings_e2e;
 mod shell_fixture_formats;

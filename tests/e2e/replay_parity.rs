@@ -207,6 +207,8 @@ fn corpus() -> String {
         ev::async_task_result("task_1", 0, "ok\n"),
         ev::async_task_result("task_2", 7, &"x".repeat(300)),
         ev::context_update("auto"),
+        ev::rewind("rewind", 1, 2, 3, 9, &["/p/a.txt".to_string()]),
+        ev::rewind("undo", 1, 2, 3, 9, &[]),
         ev::error("Max turns (3) reached"),
         ev::user_input("second turn"),
         ev::text("answer"),

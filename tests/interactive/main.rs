@@ -11,4 +11,5 @@ mod interactive_hangup;
 mod interactive_permissions;
 mod interactive_pty;
 mod interactive_render;
+mod interactive_rewind;
 mod interactive_slash;

@@ -7,6 +7,7 @@
 pub mod attach;
 pub mod info;
 pub mod resume;
+pub mod rewind;
 pub mod table;
 
 use crate::agent::context::AgentCtx;
@@ -44,6 +45,8 @@ pub struct State {
     pending: Mutex<Vec<String>>,
     /// `/resume` listed these sessions; the next input may pick one by number.
     picking: Mutex<Option<Vec<String>>>,
+    /// `/rewind` listed the turns; the next input may pick one by number.
+    rewind_pick: Mutex<bool>,
     restart: Mutex<Option<Restart>>,
 }
 
@@ -82,6 +85,11 @@ pub fn route(ctx: &AgentCtx, line: &str) -> Action {
         }
         if line.trim().chars().all(|c| c.is_ascii_digit()) {
             return Action::Handled;
+        }
+    }
+    if std::mem::take(&mut *lock(&ctx.slash.rewind_pick)) {
+        if let Some(done) = rewind::pick(ctx, line.trim()) {
+            return done;
         }
     }
     let t = line.trim_start();
@@ -150,6 +158,11 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
             resume::Outcome::Picking(list) => *lock(&ctx.slash.picking) = Some(list),
             resume::Outcome::Shown => {}
         },
+        "/rewind" => {
+            if rewind::start(ctx, arg) {
+                *lock(&ctx.slash.rewind_pick) = true;
+            }
+        }
         "/init" => ctx.out.print(&info::init(ctx, first)),
         "/sessions" => ctx.out.print(&crate::session::list::render_text(
             &ctx.session.project_dir(),

@@ -35,6 +35,11 @@ pub const COMMANDS: &[Command] = &[
         "restore files changed in the last N turns (default 1)",
     ),
     c(
+        "/rewind",
+        "[N|undo]",
+        "go back to just before turn N: conversation and files (a list without N)",
+    ),
+    c(
         "/init",
         "",
         "ask the agent to write AGENTS.md for this repository",

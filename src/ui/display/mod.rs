@@ -300,6 +300,15 @@ impl Display {
                     self.line(out, CYAN, "Interrupted.");
                 }
             }
+            "REWIND" => {
+                let (to, turns, files) = (frame.field(2), frame.field(3), frame.field(4));
+                let msg = if frame.field(1) == "undo" {
+                    format!("Rewind undone: turn {to} onward is back ({turns} turn(s), {files} file(s) put back).")
+                } else {
+                    format!("Rewound to just before turn {to} ({turns} turn(s) archived, {files} file(s) restored).")
+                };
+                self.line(out, CYAN, &msg);
+            }
             "CONTEXT_UPDATE" => {
                 self.line(
                     out,

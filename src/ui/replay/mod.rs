@@ -4,8 +4,8 @@
 //! and `--render` commands.
 //!
 //! Two flavours: the *reference* frames (what the shell replay prints, byte for byte) and
-//! the *rich* frames, which add ASYNC_TASK_RESULT, CONTEXT_UPDATE and USER_NOTIFY for
-//! `async_task_result`, `context_update` and `user_notify` events (the awk does the same
+//! the *rich* frames, which add ASYNC_TASK_RESULT, CONTEXT_UPDATE, USER_NOTIFY and REWIND for
+//! `async_task_result`, `context_update`, `user_notify` and `rewind` events (the awk does the same
 //! with `-v er_rich=1`). The human replays (`--replay`, the interactive start) are rich.
 use crate::ipc::resp::Frame;
 use crate::ui::display::Display;
@@ -167,6 +167,13 @@ pub fn line_frames(raw: &[u8], rich: bool, emit: &mut dyn FnMut(Frame)) {
             line.str("trigger"),
         ])),
         b"user_notify" if rich => emit(one("USER_NOTIFY", line.str("content"))),
+        b"rewind" if rich => emit(Frame(vec![
+            b"REWIND".to_vec(),
+            line.str("action"),
+            line.txt("to"),
+            line.txt("turns"),
+            line.txt("restored"),
+        ])),
         _ => {}
     }
 }
