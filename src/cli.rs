@@ -187,6 +187,15 @@ pub enum Command {
         #[arg(long)]
         since: Option<String>,
     },
+    /// Write a session's transcript: markdown (default), one self-contained HTML file, or JSON.
+    Export {
+        /// md, html or json (default: from the -o file's extension, else md).
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<String>,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+    },
     /// Search past sessions and messages.
     Search {
         words: String,
