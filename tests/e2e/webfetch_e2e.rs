@@ -186,7 +186,10 @@ fn webfetch_against_a_local_server() {
     );
     assert!(page.contains("# Fetched Title"), "{page}");
     assert!(page.contains("Some **bold** text"), "{page}");
-    assert!(page.contains("[link](/next)"), "{page}");
+    assert!(
+        page.contains(&format!("[link]({})", srv.url("/next"))),
+        "{page}"
+    );
     assert!(page.contains("Prompt: what does it say?"), "{page}");
     assert!(!page.contains("var secret"), "{page}");
 

@@ -150,7 +150,11 @@ fn page_output(p: &fetch::Page, prompt: &str, max: usize) -> ToolOutput {
     }
     let text = String::from_utf8_lossy(&p.body);
     let body = if is_html(&p.content_type, &p.body) {
-        html_to_markdown(&text)
+        let md = html_to_markdown(&text);
+        match url::Url::parse(&p.url) {
+            Ok(base) => convert::absolute_links(&md, &base),
+            Err(_) => md,
+        }
     } else {
         text.into_owned()
     };
