@@ -101,3 +101,44 @@ fn export_formats_and_errors() {
         stderr(&out)
     );
 }
+
+#[test]
+fn export_includes_compacted_turns_and_marks_errors() {
+    let env = Env::new();
+    let s = env.session("c");
+    std::fs::write(
+        s.archive(),
+        concat!(
+            "{\"role\":\"user\",\"content\":\"first, compacted\"}\n",
+            "{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"\"},{\"type\":\"text\",\"text\":\"old answer\"},{\"type\":\"tool_use\",\"id\":\"r1\",\"name\":\"Read\",\"input\":{\"path\":\"gone.txt\"}}]}\n",
+            "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"r1\",\"content\":\"Error: file not found: gone.txt\"}]}\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        s.conversation(),
+        concat!(
+            "{\"role\":\"user\",\"content\":\"second\"}\n",
+            "not json\n",
+            "{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"\"},{\"type\":\"text\",\"text\":\"new answer\"}]}\n",
+        ),
+    )
+    .unwrap();
+    let before = std::fs::read(s.conversation()).unwrap();
+    let out = env.run(&["export", "--session", "c", "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["archived_messages"], 3);
+    assert_eq!(v["skipped_lines"], 1);
+    assert_eq!(v["turns"][0]["prompt"], "first, compacted");
+    assert_eq!(v["turns"][1]["n"], 2);
+    assert_eq!(v["turns"][1]["replies"][0]["text"], "new answer");
+    let call = &v["turns"][0]["replies"][0]["tool_calls"][0];
+    assert_eq!(call["error"], true);
+    let md = stdout(&env.run(&["export", "--session", "c"]));
+    assert!(md.contains("3 messages were compacted"), "{md}");
+    assert!(md.contains("Error:\n\n```\nError: file not found"), "{md}");
+    assert!(md.contains("## Turn 2: user\n\nsecond"), "{md}");
+    // Export only reads.
+    assert_eq!(std::fs::read(s.conversation()).unwrap(), before);
+}
