@@ -144,7 +144,7 @@ pub struct Opts {
     /// Another folder commands may write under the sandbox (repeatable).
     #[arg(long = "add-dir", global = true, value_name = "DIR")]
     pub add_dir: Vec<String>,
-    /// Deny commands TCP connect and bind (Landlock ABI 4 and later).
+    /// Deny commands TCP connect and bind (Landlock ABI 4 and later); WebFetch is refused.
     #[arg(long, global = true)]
     pub no_network: bool,
     /// Print answers as raw text, not rendered markdown (the default on a colour terminal).

@@ -43,7 +43,8 @@ fn write_file(path: &Path, text: &str) -> Result<PathBuf> {
 }
 
 pub fn cmd_export(o: &Opts, format: Option<&str>, output: Option<&Path>) -> Result {
-    let f = pick_format(format, output)?;
+    // `--json` (the global flag) asks for JSON like it does of the other subcommands.
+    let f = pick_format(format.or(o.json.then_some("json")), output)?;
     let s = chosen(o)?;
     let t = export::load(&s);
     let text = export::render(&t, f);
