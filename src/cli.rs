@@ -144,7 +144,7 @@ pub struct Opts {
     /// Another folder commands may write under the sandbox (repeatable).
     #[arg(long = "add-dir", global = true, value_name = "DIR")]
     pub add_dir: Vec<String>,
-    /// Deny commands TCP connect and bind (Landlock ABI 4 and later).
+    /// Deny commands TCP connect and bind (Landlock ABI 4 and later); WebFetch is refused.
     #[arg(long, global = true)]
     pub no_network: bool,
     /// Print answers as raw text, not rendered markdown (the default on a colour terminal).
@@ -198,6 +198,15 @@ pub enum Command {
         /// Only calls newer than this (e.g. 7d, 12h).
         #[arg(long)]
         since: Option<String>,
+    },
+    /// Write a session's transcript: markdown (default), one self-contained HTML file, or JSON.
+    Export {
+        /// md, html or json (default: from the -o file's extension, else md).
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<String>,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
     /// Search past sessions and messages.
     Search {

@@ -4,8 +4,8 @@
 //! subcommand) → `session::select` (which session) → `agent` (runtime, turn, compaction,
 //! sub-agents) → `provider` (model APIs) and `tools` → the session recorder (`session`) →
 //! the output (`ui`). Beside them: `ipc` (FIFOs and RESP frames), `history` (undo), `rewind`,
-//! `usage` (ledger and prices), `search`, `sessions` (management), `sandbox` (Landlock and
-//! the tools' scrubbed environment), `mock` (the scripted model server), `util`. Nothing
+//! `usage` (ledger and prices), `export` (transcripts), `search`, `sessions` (management),
+//! `sandbox` (Landlock and the tools' scrubbed environment), `mock` (the scripted model server), `util`. Nothing
 //! imports `app`; `scripts/import-graph.py` checks it.
 pub mod agent;
 pub mod app;
@@ -13,6 +13,7 @@ pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod history;
 pub mod hooks;
 pub mod ipc;

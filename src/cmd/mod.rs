@@ -5,6 +5,7 @@ pub mod client;
 pub mod compact;
 pub mod completions;
 pub mod config;
+pub mod export;
 pub mod follow;
 pub mod init;
 pub mod list;
@@ -65,6 +66,9 @@ pub fn dispatch(cli: &Cli) -> Result {
                 rewind::cmd_rewind(o, to.as_deref(), *undo, *force)
             }
             Command::Usage { all, since } => usage::cmd_usage(o, *all, since.as_deref()),
+            Command::Export { format, output } => {
+                export::cmd_export(o, format.as_deref(), output.as_deref())
+            }
             Command::Search {
                 words,
                 all_projects,

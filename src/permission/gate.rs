@@ -291,6 +291,9 @@ fn label(f: &Facts) -> String {
         let short: String = one.chars().take(120).collect();
         return format!("{}({short})", f.tool);
     }
+    if let Some(u) = &f.url {
+        return format!("{}({})", f.tool, u.chars().take(200).collect::<String>());
+    }
     match (&f.rel_path, &f.path) {
         (Some(r), _) => format!("{}({r})", f.tool),
         (None, Some(p)) => format!("{}({})", f.tool, p.display()),
@@ -324,6 +327,14 @@ fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> F
         let req = crate::tools::policy::classify(&c, env.cwd, env.projects_root);
         f.workspace_read = req & !0o004 == 0;
         f.command = Some(c);
+        return f;
+    }
+    if tool == "WebFetch" {
+        let u = s("url").unwrap_or_default();
+        f.domain = crate::tools::webfetch::fetch::parse_url(&u)
+            .ok()
+            .map(|p| crate::tools::webfetch::fetch::host_of(&p));
+        f.url = Some(u.trim().to_string());
         return f;
     }
     let target = match tool {

@@ -59,6 +59,10 @@ pub struct Facts {
     pub rel_path: Option<String>,
     /// File tools: the target is this session's plan draft.
     pub plan_draft: bool,
+    /// WebFetch: the URL as given.
+    pub url: Option<String>,
+    /// WebFetch: the URL's host (lower case), when the URL parses.
+    pub domain: Option<String>,
 }
 
 /// The outcome for one call.
@@ -105,6 +109,13 @@ pub fn decide(mode: PermMode, rules: &[Rule], f: &Facts, home: &std::path::Path)
         return Verdict::Allow;
     }
     let bash_read = f.tool == "Bash" && f.workspace_read;
+    if f.tool == "WebFetch" && mode != PermMode::Bypass {
+        // It changes nothing, so plan mode may fetch too; but it reaches the network.
+        return Verdict::Ask {
+            why: format!("{} mode asks before fetching a URL", mode.name()),
+            suggest,
+        };
+    }
     match mode {
         PermMode::Bypass => Verdict::Allow,
         PermMode::Plan => {

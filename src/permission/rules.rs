@@ -2,7 +2,8 @@
 //! prefix at a word boundary), `Bash(npm test)` (exact, `*` matches anything),
 //! `Edit(src/**)` / `Read(./.env)` (gitignore-style globs relative to the working directory;
 //! `//abs` is absolute, `~/x` under the home folder; a pattern without `/` matches at any
-//! depth), `mcp__server` / `mcp__server__tool`. `Edit` rules cover Write and Edit; `Read`
+//! depth), `mcp__server` / `mcp__server__tool`, `WebFetch(domain:example.com)` (that host
+//! and its subdomains) or `WebFetch(https://docs.rs/*)` (a wildcard on the URL). `Edit` rules cover Write and Edit; `Read`
 //! rules cover Read, Glob and Grep.
 use super::Facts;
 use std::path::{Path, PathBuf};
@@ -84,6 +85,9 @@ impl Rule {
         if f.tool == "Bash" {
             return command.is_some_and(|c| bash_match(p, c));
         }
+        if f.tool == "WebFetch" {
+            return web_match(p, f);
+        }
         match &f.path {
             Some(path) => path_match(p, path, &self.base, home),
             None => false,
@@ -99,6 +103,22 @@ fn bash_match(pattern: &str, command: &str) -> bool {
         return c == prefix || c.starts_with(&format!("{prefix} "));
     }
     wildcard(pattern.trim(), c)
+}
+
+/// `domain:example.com` matches that host and its subdomains; anything else is a wildcard
+/// pattern on the whole URL.
+fn web_match(pattern: &str, f: &Facts) -> bool {
+    if let Some(d) = pattern.strip_prefix("domain:") {
+        let d = d.trim().trim_end_matches('.').to_ascii_lowercase();
+        let d = d.strip_prefix("*.").unwrap_or(&d);
+        return f
+            .domain
+            .as_deref()
+            .is_some_and(|h| !d.is_empty() && (h == d || h.ends_with(&format!(".{d}"))));
+    }
+    f.url
+        .as_deref()
+        .is_some_and(|u| wildcard(pattern.trim(), u.trim()))
 }
 
 fn wildcard(p: &str, s: &str) -> bool {
@@ -248,6 +268,10 @@ pub fn suggest(f: &Facts, _home: &Path) -> String {
             },
             (None, Some(p)) => format!("Edit(/{})", p.display()),
             (None, None) => "Edit".into(),
+        },
+        "WebFetch" => match &f.domain {
+            Some(d) => format!("WebFetch(domain:{d})"),
+            None => "WebFetch".into(),
         },
         t => t.to_string(),
     }

@@ -218,3 +218,50 @@ fn refusal_names_mode_and_how_to_allow() {
     assert!(t.contains("permission mode default") && t.contains("keep it"));
     assert!(t.contains("--allow 'Bash(rm:*)'"));
 }
+
+fn web(url: &str, host: Option<&str>) -> Facts {
+    Facts {
+        tool: "WebFetch".into(),
+        url: Some(url.into()),
+        domain: host.map(str::to_string),
+        ..Facts::default()
+    }
+}
+
+#[test]
+fn webfetch_asks_and_domain_rules_apply() {
+    use PermMode::*;
+    let home = Path::new("/h");
+    let f = web("https://docs.example.com/a", Some("docs.example.com"));
+    for m in [Default, AcceptEdits, Plan] {
+        match decide(m, &[], &f, home) {
+            Verdict::Ask { suggest, .. } => {
+                assert_eq!(suggest, "WebFetch(domain:docs.example.com)")
+            }
+            v => panic!("{m:?}: {v:?}"),
+        }
+    }
+    assert_eq!(kind(&decide(Bypass, &[], &f, home)), "allow");
+    let deny = rules(&[(RuleKind::Deny, "WebFetch(domain:example.com)")]);
+    for m in [Default, Bypass] {
+        assert_eq!(kind(&decide(m, &deny, &f, home)), "deny");
+    }
+    let other = web("https://example.org/", Some("example.org"));
+    assert_eq!(kind(&decide(Bypass, &deny, &other, home)), "allow");
+    // `notexample.com` is not a subdomain of example.com.
+    let near = web("https://notexample.com/", Some("notexample.com"));
+    assert_eq!(kind(&decide(Bypass, &deny, &near, home)), "allow");
+    let allow = rules(&[(RuleKind::Allow, "WebFetch(domain:docs.example.com)")]);
+    assert_eq!(kind(&decide(Default, &allow, &f, home)), "allow");
+    assert_eq!(kind(&decide(Default, &allow, &other, home)), "ask");
+    let by_url = rules(&[(RuleKind::Allow, "WebFetch(https://docs.example.com/*)")]);
+    assert_eq!(kind(&decide(Default, &by_url, &f, home)), "allow");
+    let all = rules(&[(RuleKind::Deny, "WebFetch")]);
+    assert_eq!(kind(&decide(Bypass, &all, &other, home)), "deny");
+    // A Bash rule does not cover WebFetch.
+    let bash_rule = rules(&[(RuleKind::Allow, "Bash")]);
+    assert_eq!(kind(&decide(Default, &bash_rule, &f, home)), "ask");
+    // An unparsable URL has no domain: a domain rule cannot allow it.
+    let bad = web("not a url", None);
+    assert_eq!(kind(&decide(Default, &allow, &bad, home)), "ask");
+}

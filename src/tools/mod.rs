@@ -15,6 +15,7 @@ pub mod snapshot;
 pub mod subagent;
 pub mod todo;
 pub mod truncate;
+pub mod webfetch;
 pub mod write;
 
 use crate::session::Session;
@@ -132,7 +133,7 @@ pub struct Tool {
 
 /// Every tool offered to the model, in tools.json order: dispatch, the display's labels and
 /// the schemas sent to the model all follow this table (a test checks it against tools.json).
-pub const TABLE: [Tool; 11] = [
+pub const TABLE: [Tool; 12] = [
     Tool {
         name: "Read",
         label_key: Some("path"),
@@ -188,11 +189,16 @@ pub const TABLE: [Tool; 11] = [
         label_key: Some("description"),
         handler: |h, _, i| subagent::run(h, i),
     },
+    Tool {
+        name: "WebFetch",
+        label_key: Some("url"),
+        handler: |h, _, i| webfetch::run(h, i),
+    },
 ];
 
 /// The tool names in table order.
-pub const TOOL_NAMES: [&str; 11] = {
-    let mut names = [""; 11];
+pub const TOOL_NAMES: [&str; 12] = {
+    let mut names = [""; 12];
     let mut i = 0;
     while i < TABLE.len() {
         names[i] = TABLE[i].name;

@@ -7,9 +7,11 @@
 mod support;
 
 mod interactive_e2e;
+mod interactive_export;
 mod interactive_hangup;
 mod interactive_permissions;
 mod interactive_pty;
 mod interactive_render;
 mod interactive_rewind;
 mod interactive_slash;
+mod interactive_webfetch;

@@ -4,7 +4,7 @@ use bash_agent::tools::{call_summary, TOOLS_JSON, TOOL_NAMES};
 use serde_json::{json, Value};
 
 #[test]
-fn tools_json_has_the_eleven_tools() {
+fn tools_json_has_the_tools_of_the_table() {
     let v: Value = serde_json::from_str(TOOLS_JSON).expect("tools.json parses");
     let arr = v.as_array().expect("array");
     let names: Vec<&str> = arr.iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -23,7 +23,8 @@ fn tools_json_has_the_eleven_tools() {
     assert!(TOOLS_JSON.contains("\"async\": {\"type\": \"boolean\""));
     assert!(TOOLS_JSON
         .contains("`[async-task <id>] exit_code=<code>` followed by a line `Output: <output>`"));
-    assert!(!TOOLS_JSON.contains("WebSearch") && !TOOLS_JSON.contains("WebFetch"));
+    assert!(!TOOLS_JSON.contains("\"name\": \"WebSearch\""));
+    assert!(TOOLS_JSON.contains("\"name\": \"WebFetch\""));
 }
 
 #[test]
@@ -141,9 +142,13 @@ fn subagent_validation_and_launch() {
 fn unknown_tools_and_summaries() {
     let e = env();
     let c = ctx(&e, &NoHost);
-    let out = run(&c, "WebFetch", &json!({}));
+    let out = run(&c, "WebSearch", &json!({}));
     assert!(!out.ok);
-    assert_eq!(out.conv, "Error: unknown tool: WebFetch");
+    assert_eq!(out.conv, "Error: unknown tool: WebSearch");
+    assert_eq!(
+        call_summary("WebFetch", &json!({"url": "https://x.org/a"})),
+        "WebFetch(https://x.org/a)"
+    );
     assert_eq!(
         call_summary("Read", &json!({"path": "a.txt"})),
         "Read(a.txt)"

@@ -5,6 +5,7 @@
 //! `@path` words (files attached to the message, PNGs as images). Interactive and
 //! --listen runs; `!` and `@` only where a person types (interactive).
 pub mod attach;
+pub mod export;
 pub mod info;
 pub mod resume;
 pub mod rewind;
@@ -164,6 +165,7 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
             }
         }
         "/init" => ctx.out.print(&info::init(ctx, first)),
+        "/export" => ctx.out.print(&export::run(ctx, arg)),
         "/sessions" => ctx.out.print(&crate::session::list::render_text(
             &ctx.session.project_dir(),
         )),

@@ -44,6 +44,11 @@ pub const COMMANDS: &[Command] = &[
         "",
         "ask the agent to write AGENTS.md for this repository",
     ),
+    c(
+        "/export",
+        "[md|html|json] [FILE]",
+        "write this session's transcript to FILE (default <session>.md here)",
+    ),
     c("/new", "", "start a fresh session"),
     c("/clear", "", "start a fresh session (same as /new)"),
     c("/exit", "", "end the session (also: exit, quit, Ctrl+D)"),

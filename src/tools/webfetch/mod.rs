@@ -1,0 +1,220 @@
+//! WebFetch (docs/tools-and-policy.md, "WebFetch"): GET one http(s) URL and return the page
+//! as markdown. The fetch runs inside the agent, not in a sandboxed child, so the tool keeps
+//! the sandbox's network promise itself: `--no-network` and a policy mode without the
+//! network read bit refuse it before any connection. Permission rules
+//! (`WebFetch(domain:host)`) are applied by the gate before the call; a redirect to another
+//! host is handed back to the model instead of followed, so its next call meets the gate.
+//!
+//! There is no secondary model to answer `prompt` with: the markdown is returned whole (up
+//! to the result cap) with the prompt repeated above it, for the model to answer itself.
+mod convert;
+pub mod fetch;
+
+use super::common::arg;
+use super::{ToolHost, ToolOutput};
+use fetch::{FetchLimits, Fetched};
+use serde_json::Value;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub use convert::html_to_markdown;
+
+/// Default body cap (bytes read from the server at most).
+pub const DEFAULT_MAX_BYTES: usize = 10 * 1024 * 1024;
+/// Default time limit of one call.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// Same-host redirects followed at most.
+pub const MAX_REDIRECTS: usize = 10;
+
+/// The limits from `BASH_AGENT_WEBFETCH_MAX_BYTES` and `BASH_AGENT_WEBFETCH_TIMEOUT_MS`.
+pub fn limits_from_env() -> FetchLimits {
+    let env = |k: &str| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|&v| v > 0)
+    };
+    FetchLimits {
+        max_bytes: env("BASH_AGENT_WEBFETCH_MAX_BYTES")
+            .map(|b| b as usize)
+            .unwrap_or(DEFAULT_MAX_BYTES),
+        time_limit: Duration::from_millis(
+            env("BASH_AGENT_WEBFETCH_TIMEOUT_MS").unwrap_or(DEFAULT_TIMEOUT_MS),
+        ),
+        max_redirects: MAX_REDIRECTS,
+    }
+}
+
+/// Why this run may not fetch at all (before the URL is looked at).
+fn network_refusal(bash_mode: u32) -> Option<String> {
+    if crate::sandbox::settings().no_network {
+        return Some(
+            "WebFetch is refused under --no-network (the sandbox allows no network access in this run)"
+                .into(),
+        );
+    }
+    use crate::tools::policy::{check, NETWORK};
+    check(0o4 << NETWORK, bash_mode)
+        .err()
+        .map(|e| format!("WebFetch needs network read access: {e}"))
+}
+
+pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
+    let max = ctx.limits().max_result_bytes;
+    if let Some(why) = network_refusal(ctx.limits().bash_mode) {
+        return ToolOutput::error(&why, max);
+    }
+    let url = match fetch::parse_url(&arg(input, "url")) {
+        Ok(u) => u,
+        Err(e) => return ToolOutput::error(&e, max),
+    };
+    let prompt = arg(input, "prompt");
+    let lim = limits_from_env();
+    match fetch_waiting(ctx, &url, lim) {
+        Ok(Fetched::Page(p)) => page_output(&p, &prompt, max),
+        Ok(Fetched::OtherHost { from, to, status }) => ToolOutput::text(
+            true,
+            &format!(
+                "REDIRECT DETECTED: {from} redirects (HTTP {status}) to another host.\nRedirect URL: {to}\nNot followed: call WebFetch again with the redirect URL to fetch it (that call is checked against the permission rules for its host)."
+            ),
+            max,
+        ),
+        Err(e) => ToolOutput::error(&e, max),
+    }
+}
+
+/// Run the fetch on a thread and wait for it, giving up at the time limit or on Ctrl+C (the
+/// thread ends on its own socket timeouts; its result is dropped).
+fn fetch_waiting(ctx: &dyn ToolHost, url: &url::Url, lim: FetchLimits) -> Result<Fetched, String> {
+    let (tx, rx) = mpsc::channel();
+    let u = url.clone();
+    let spawned = std::thread::Builder::new()
+        .name("webfetch".into())
+        .spawn(move || {
+            let _ = tx.send(fetch::fetch(&u, lim));
+        });
+    if let Err(e) = spawned {
+        return Err(format!("cannot start the fetch: {e}"));
+    }
+    let t0 = Instant::now();
+    // A little past the limit: the fetch's own timeouts usually fire first, with a better message.
+    let deadline = lim.time_limit + Duration::from_millis(500);
+    loop {
+        if ctx.cancel().is_cancelled() {
+            return Err("interrupted".into());
+        }
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(r) => return r,
+            Err(mpsc::RecvTimeoutError::Timeout) if t0.elapsed() >= deadline => {
+                return Err(fetch::time_limit_error(lim));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err("internal error in WebFetch (the fetch thread ended)".into())
+            }
+        }
+    }
+}
+
+fn is_html(ct: &str, body: &[u8]) -> bool {
+    if ct == "text/html" || ct == "application/xhtml+xml" {
+        return true;
+    }
+    if !ct.is_empty() {
+        return false;
+    }
+    let head = String::from_utf8_lossy(&body[..body.len().min(512)]).to_ascii_lowercase();
+    head.trim_start().starts_with("<!doctype html") || head.contains("<html")
+}
+
+fn is_text(ct: &str) -> bool {
+    ct.is_empty()
+        || ct.starts_with("text/")
+        || ct.ends_with("+json")
+        || ct.ends_with("+xml")
+        || matches!(
+            ct,
+            "application/json" | "application/xml" | "application/javascript"
+        )
+}
+
+fn page_output(p: &fetch::Page, prompt: &str, max: usize) -> ToolOutput {
+    if !is_text(&p.content_type) {
+        return ToolOutput::error(
+            &format!(
+                "{} is not a text page (Content-Type {}); WebFetch returns HTML and text only",
+                p.url, p.content_type
+            ),
+            max,
+        );
+    }
+    let text = String::from_utf8_lossy(&p.body);
+    let body = if is_html(&p.content_type, &p.body) {
+        let md = html_to_markdown(&text);
+        match url::Url::parse(&p.url) {
+            Ok(base) => convert::absolute_links(&md, &base),
+            Err(_) => md,
+        }
+    } else {
+        text.into_owned()
+    };
+    let mut head = format!(
+        "URL: {}\nStatus: {}\nContent-Type: {}\n",
+        p.url,
+        p.status,
+        if p.content_type.is_empty() {
+            "(none)"
+        } else {
+            p.content_type.as_str()
+        }
+    );
+    if p.truncated {
+        head.push_str(&format!(
+            "Note: the page is longer than the size cap; only its first {} bytes were read (BASH_AGENT_WEBFETCH_MAX_BYTES)\n",
+            p.body.len()
+        ));
+    }
+    if !prompt.trim().is_empty() {
+        head.push_str(&format!(
+            "Prompt: {}\n(no secondary model here: the page follows as markdown; answer the prompt from it)\n",
+            prompt.trim()
+        ));
+    }
+    ToolOutput::text(true, &format!("{head}\n{}", body.trim()), max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_is_recognised_by_type_or_content() {
+        assert!(is_html("text/html", b""));
+        assert!(is_html("", b"<!DOCTYPE html><p>x"));
+        assert!(!is_html("text/plain", b"<html>"));
+        assert!(is_text("application/json"));
+        assert!(!is_text("image/png"));
+    }
+
+    #[test]
+    fn the_prompt_and_the_cap_are_noted() {
+        let p = fetch::Page {
+            url: "http://h/".into(),
+            status: 200,
+            content_type: "text/html".into(),
+            body: b"<h1>Title</h1><p>Hello <b>you</b></p>".to_vec(),
+            truncated: true,
+        };
+        let out = page_output(&p, "what is it?", 100_000);
+        assert!(out.ok);
+        assert!(out.conv.contains("# Title"), "{}", out.conv);
+        assert!(out.conv.contains("Hello **you**"), "{}", out.conv);
+        assert!(out.conv.contains("Prompt: what is it?"));
+        assert!(out.conv.contains("size cap"));
+        let img = fetch::Page {
+            content_type: "image/png".into(),
+            ..p
+        };
+        assert!(!page_output(&img, "", 1000).ok);
+    }
+}
