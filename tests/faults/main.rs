@@ -18,6 +18,7 @@ mod faults_provider;
 mod faults_secrets;
 mod faults_torn;
 mod fuzz_regress;
+mod hostile_writers;
 mod huge_answer;
 mod large_line_kill;
 mod provider_faults;
