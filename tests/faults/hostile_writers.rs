@@ -155,9 +155,9 @@ fn urandom_garbage_between_frames_never_becomes_input() {
     a.finish();
 }
 
-/// The text of frame `f` of writer `w`: about 100 KB of numbered lines.
-fn big_text(w: usize, f: usize) -> String {
-    let mut s = format!("W{w}F{f} begins\n");
+/// The text of frame `f` of writer `w` in round `r`: about 100 KB of numbered lines.
+fn big_text(r: usize, w: usize, f: usize) -> String {
+    let mut s = format!("R{r}W{w}F{f} begins\n");
     let mut n = 0;
     while s.len() < 100_000 {
         s.push_str(&format!(
@@ -165,7 +165,7 @@ fn big_text(w: usize, f: usize) -> String {
         ));
         n += 1;
     }
-    s.push_str(&format!("W{w}F{f} ends"));
+    s.push_str(&format!("R{r}W{w}F{f} ends"));
     s
 }
 
@@ -175,20 +175,21 @@ fn raw_writers_of_large_frames_give_whole_inputs_or_none() {
     let a = start(&env, "W");
     let (writers, frames, rounds) = (4, 2, 2);
     let mut sent = Vec::new();
-    let files: Vec<PathBuf> = (0..writers)
-        .map(|w| {
-            let mut bytes = Vec::new();
-            for f in 0..frames {
-                let t = big_text(w, f);
-                bytes.extend(Frame::user_input(&t).encode());
-                sent.push(t);
-            }
-            let p = env.dir.path().join(format!("w{w}.resp"));
-            std::fs::write(&p, bytes).unwrap();
-            p
-        })
-        .collect();
-    for _ in 0..rounds {
+    for r in 0..rounds {
+        // Every frame's text is unique (round, writer, frame), so a repeat is a bug.
+        let files: Vec<PathBuf> = (0..writers)
+            .map(|w| {
+                let mut bytes = Vec::new();
+                for f in 0..frames {
+                    let t = big_text(r, w, f);
+                    bytes.extend(Frame::user_input(&t).encode());
+                    sent.push(t);
+                }
+                let p = env.dir.path().join(format!("r{r}w{w}.resp"));
+                std::fs::write(&p, bytes).unwrap();
+                p
+            })
+            .collect();
         let mut kids: Vec<_> = files.iter().map(|p| cat_to(p, &a.fifo)).collect();
         for k in &mut kids {
             assert!(k.wait().unwrap().success());
