@@ -21,6 +21,7 @@ mod fuzz_regress;
 mod hostile_writers;
 mod huge_answer;
 mod large_line_kill;
+mod late_result;
 mod provider_faults;
 mod sandbox_add_dir;
 mod sandbox_e2e;
