@@ -64,10 +64,18 @@ pub fn spawn_exe(
         .and_then(|_confined| cmd.spawn());
     // Our copy of the reporter's end goes, so its exit is seen as end of file.
     drop(cmd);
-    let started = child.map_err(|e| e.to_string()).and_then(|c| {
-        let pid = first_line(&mine);
-        Ok((c, pid?))
-    });
+    // One reader for the whole conversation: the `rc` line may come with the `pid` one.
+    let mut words = BufReader::new(mine.try_clone().map_err(|e| e.to_string())?);
+    let started = child
+        .map_err(|e| e.to_string())
+        .and_then(|mut c| match first_line(&mut words) {
+            Ok(pid) => Ok((c, pid)),
+            Err(e) => {
+                let _ = c.kill();
+                let _ = c.wait();
+                Err(e)
+            }
+        });
     let (mut reporter, pid) = match started {
         Ok(v) => v,
         Err(e) => {
@@ -84,9 +92,8 @@ pub fn spawn_exe(
     let spawned = std::thread::Builder::new()
         .name(format!("bg-{id}"))
         .spawn(move || {
-            let mut r = BufReader::new(&mine);
             let mut line = String::new();
-            let _ = r.read_line(&mut line);
+            let _ = words.read_line(&mut line);
             let rc = match line.trim().strip_prefix("rc ").and_then(|n| n.parse().ok()) {
                 Some(rc) => rc,
                 // The reporter died without a word (killed): no exit code is known.
@@ -113,11 +120,12 @@ pub fn spawn_exe(
 
 /// The reporter's first word: `pid N` (the task's pid, its process group), within a
 /// bounded wait; else why not.
-fn first_line(sock: &UnixStream) -> Result<u32, String> {
+fn first_line(words: &mut BufReader<UnixStream>) -> Result<u32, String> {
+    let sock = words.get_ref();
     let _ = sock.set_read_timeout(Some(std::time::Duration::from_secs(30)));
     let mut line = String::new();
-    let read = BufReader::new(sock).read_line(&mut line);
-    let _ = sock.set_read_timeout(None);
+    let read = words.read_line(&mut line);
+    let _ = words.get_ref().set_read_timeout(None);
     read.map_err(|e| e.to_string())?;
     let line = line.trim();
     if let Some(pid) = line.strip_prefix("pid ").and_then(|p| p.parse().ok()) {
@@ -129,14 +137,14 @@ fn first_line(sock: &UnixStream) -> Result<u32, String> {
         .to_string())
 }
 
-/// Send a result frame to a notify FIFO; with nobody reading it, append it to the
-/// buffer `buf` instead (never creates a regular file where the FIFO was).
+/// Send a result frame to a notify FIFO; with nobody reading it, record it in the buffer
+/// `buf` instead, with its events (never creates a regular file where the FIFO was).
 pub fn deliver(notify_fifo: &Path, buf: &Path, frame: &Frame) {
     match fifo::write_frame(notify_fifo, frame) {
         Ok(()) => {}
         Err(WriteError::NoReader(_)) | Err(WriteError::Io { .. }) => {
-            if buf.parent().is_some_and(Path::is_dir) {
-                let _ = crate::ipc::notify::append_to_buf(buf, frame);
+            if let Some(dir) = buf.parent().filter(|d| d.is_dir()) {
+                let _ = crate::ipc::async_task::record_unread(dir, buf, frame);
             }
         }
     }

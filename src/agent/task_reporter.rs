@@ -9,8 +9,6 @@
 //! new run reads it, else into notify.buf under its lock (output inline, the `.log`
 //! removed) with the two result events, so the next run of the session shows it.
 use crate::ipc::{async_task, fifo, notify, resp::Frame};
-use crate::session::events::EventLog;
-use crate::session::Session;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
@@ -153,25 +151,9 @@ fn record_late(t: &Task, rc: i32) {
     if fifo::write_frame(&t.fifo, &frame).is_ok() {
         return;
     }
-    if !t.dir.is_dir() {
-        return;
+    if t.dir.is_dir() {
+        let _ = async_task::record_unread(&t.dir, &t.buf, &frame);
     }
-    let id = t
-        .dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let session = Session {
-        id,
-        dir: t.dir.clone(),
-    };
-    let (inline, _) = async_task::inline(&t.dir, &frame);
-    if notify::append_to_buf(&t.buf, &inline).is_err() {
-        return;
-    }
-    async_task::log_result(&EventLog::new(session.events(), None), true, &inline);
-    // The run that counted it is gone (the next one starts from 0): never below 0.
-    crate::ipc::counter::add(&session, -1);
 }
 
 /// Does notify.buf already hold a result of task `id`?
