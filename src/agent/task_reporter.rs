@@ -75,6 +75,8 @@ fn run(a: &[OsString]) -> i32 {
             nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
     }
     // A hangup of the terminal ends the agent, which ends the task; not this process.
+    // SAFETY: setting a signal to be ignored, after the task was started (it keeps the
+    // default).
     let _ = unsafe { libc::signal(libc::SIGHUP, libc::SIG_IGN) };
     let (rc, agent_gone) = wait_task(child, &sock);
     if !agent_gone && writeln!(&sock, "rc {rc}").is_ok() && acked(&sock) {
