@@ -168,6 +168,10 @@ fn install_panic_hook() {
 
 /// Entry point; returns the exit code.
 pub fn run() -> i32 {
+    // A background task's reporter is this binary too (hidden, not a command).
+    if let Some(code) = crate::agent::task_reporter::main_if_reporter() {
+        return code;
+    }
     install_panic_hook();
     let cli = match parse() {
         Ok(c) => c,

@@ -1,7 +1,9 @@
 //! The run's children: sub-agents and background tasks still running. Each runs in its own
 //! process group; when a signal ends the run (SIGINT, SIGTERM, SIGHUP), [`Children::end_all`]
-//! terminates every group still alive, logs it as cancelled and settles the counter, so no
-//! orphan outlives the run it belongs to.
+//! terminates every group still alive: sub-agents are logged as cancelled and the counter
+//! settled; a task's own result is recorded (by this run, or by its reporter for the next
+//! one), so no orphan outlives the run it belongs to and no result is lost.
+use crate::ipc::notify::Reported;
 use crate::session::events::{ev, EventLog};
 use crate::session::Session;
 use nix::sys::signal::{killpg, Signal};
@@ -54,38 +56,35 @@ impl Children {
         }
     }
 
-    /// Terminate every child group still alive (SIGTERM, then SIGKILL after a grace), log each
-    /// as cancelled and take it off the counter. Returns how many were ended.
-    pub fn end_all(&self, session: &Session, events: &EventLog) -> usize {
+    /// End every child still running with the run: SIGTERM to each group. Sub-agents get a
+    /// grace, then SIGKILL, and are logged as cancelled and taken off the counter. A task's
+    /// result is its own: the grace lets one that ends at once be recorded by this run
+    /// (`reported`); one that takes longer is ended and recorded by its reporter for the
+    /// next run (agent/task_reporter.rs). Returns how many were running.
+    pub fn end_all(&self, session: &Session, events: &EventLog, reported: &Reported) -> usize {
         let all: Vec<Child> =
             std::mem::take(&mut *self.live.lock().unwrap_or_else(|p| p.into_inner()));
         let running: Vec<Child> = all.into_iter().filter(|c| alive(c.pgid)).collect();
         for c in &running {
             let _ = killpg(Pid::from_raw(c.pgid), Signal::SIGTERM);
         }
+        let done = |c: &Child| match c.kind {
+            ChildKind::SubAgent => !alive(c.pgid),
+            ChildKind::Task => reported
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&c.id),
+        };
         let deadline = Instant::now() + GRACE;
-        while running.iter().any(|c| alive(c.pgid)) && Instant::now() < deadline {
+        while !running.iter().all(done) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
-        for c in &running {
+        for c in running.iter().filter(|c| c.kind == ChildKind::SubAgent) {
             if alive(c.pgid) {
                 let _ = killpg(Pid::from_raw(c.pgid), Signal::SIGKILL);
             }
             let ts = crate::util::time::utc_iso_now();
-            let line = match c.kind {
-                ChildKind::SubAgent => ev::sub_agent_end(&c.id, &ts, "cancelled"),
-                ChildKind::Task => {
-                    // Its output file goes with it; the two result events say why.
-                    let _ = std::fs::remove_file(session.dir.join(format!("{}.log", c.id)));
-                    let _ = events.append(&ev::async_task_result(
-                        &c.id,
-                        130,
-                        "cancelled: the agent that started it ended",
-                    ));
-                    ev::async_task_end(&c.id, 130, &ts)
-                }
-            };
-            let _ = events.append(&line);
+            let _ = events.append(&ev::sub_agent_end(&c.id, &ts, "cancelled"));
             crate::ipc::counter::add(session, -1);
         }
         running.len()

@@ -18,5 +18,6 @@ pub mod setup;
 pub mod slash;
 pub mod spinner;
 pub mod subagent;
+pub mod task_reporter;
 pub mod tool_call;
 pub mod turn;

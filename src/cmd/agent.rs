@@ -269,7 +269,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let code = main_loop(&ctx, &input, first, &signals, editor.as_ref());
     if code == EXIT_INTERRUPTED || signals.terminated() {
         // A signal ended the run: its sub-agents and background tasks end with it.
-        ctx.children.end_all(&session, &events);
+        ctx.children.end_all(&session, &events, &ctx.reported);
     }
     let end_reason = if mode == Mode::Interactive {
         "prompt_input_exit"

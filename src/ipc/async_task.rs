@@ -88,6 +88,26 @@ pub fn log_result(events: &EventLog, quiet: bool, f: &Frame) {
     }
 }
 
+/// Record a task's result that no reader takes (the agent has stopped reading, or is gone):
+/// into notify.buf under its lock with the output inline (the `.log` removed), its two
+/// events logged and the counter down, as the notify reader would have done, so the next
+/// run shows it. `dir` is the session folder holding `buf`.
+pub fn record_unread(dir: &Path, buf: &Path, frame: &Frame) -> std::io::Result<()> {
+    let session = Session {
+        id: dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        dir: dir.to_path_buf(),
+    };
+    let (g, _) = inline(dir, frame);
+    crate::ipc::notify::append_to_buf(buf, &g)?;
+    log_result(&EventLog::new(session.events(), None), true, &g);
+    // Never below 0 (a run that is gone left a count the next one resets).
+    crate::ipc::counter::add(&session, -1);
+    Ok(())
+}
+
 /// Path-form results found in notify.buf (sent while no reader ran, or moved there from a
 /// stray regular notify.fifo): read them now, delete their files and log their events,
 /// which no reader did.

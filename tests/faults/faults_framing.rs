@@ -236,7 +236,9 @@ fn unlocked_large_frames_never_become_input() {
         let (mut x, mut y) = (cat(&fa), cat(&fb));
         assert!(x.wait().unwrap().success() && y.wait().unwrap().success());
     }
-    a.write(b"END-OF-RAW\n");
+    // A frame: after torn frames plain lines (and frames over PIPE_BUF) are not read again
+    // until every writer has closed the FIFO, which the reader may not have seen yet.
+    write_frame(&a.fifo, &Frame::user_input("END-OF-RAW")).unwrap();
     assert!(
         wait_for(120, || a.inputs().iter().any(|i| i == "END-OF-RAW")),
         "{} inputs",

@@ -24,7 +24,8 @@ fn background_task_result_arrives() {
     let (s, log) = session(d.path(), "p");
     let ch = InputChannel::open(&s).unwrap();
     let _r = notify::spawn_reader(&s, log, ch.writer()).unwrap();
-    let msg = background::spawn(
+    let msg = background::spawn_exe(
+        std::path::Path::new(crate::support::BIN),
         &s,
         "echo hi; printf 'bad\\377\\n' >&2; exit 3",
         s.notify_fifo(),
@@ -50,7 +51,8 @@ fn background_task_result_arrives() {
 fn background_task_without_reader_lands_in_buffer() {
     let d = tempfile::tempdir().unwrap();
     let (s, _) = session(d.path(), "p");
-    background::spawn(&s, "echo later", s.notify_fifo()).unwrap();
+    let bin = std::path::Path::new(crate::support::BIN);
+    background::spawn_exe(bin, &s, "echo later", s.notify_fifo()).unwrap();
     assert_eq!(counter::get(&s), 1);
     wait_until("buffered task result", 10, || {
         bash_agent::util::fsx::non_empty(&s.notify_buf())

@@ -1,25 +1,44 @@
 //! Framing of input.fifo, decided by the bytes alone (no idle timer decides what a line
 //! is): RESP headers and bulk terminators end with CRLF and bulk strings carry their
-//! length; plain input lines end with a bare LF. So:
-//! - a line ending in LF (not CRLF) outside a frame is plain input, also right after a
-//!   malformed frame: the rest of a bad frame is CRLF material and is dropped, a plain
-//!   line from another writer is never swallowed with it;
+//! length; plain input lines end with a bare LF. The promise (docs/fifo-protocol.md):
+//! every input is a whole valid frame or a whole text line, exactly once; nothing else
+//! ever becomes input. So:
+//! - a frame is read from the bytes of its writer only: a frame whose declared lengths do
+//!   not match what arrived (a lying writer, or one torn by another unlocked writer) is
+//!   rejected whole, and the bytes it had taken are scanned again for the next frame start
+//!   (`*N\r\n$`), so a frame another writer put inside them is still read, once;
+//! - the rest of the line a rejected frame stopped in is its own, dropped; a line ending
+//!   in LF after that is plain input again, also right after a malformed frame: the rest of
+//!   a bad frame is CRLF material and is dropped, a plain line from another writer is never
+//!   swallowed with it;
+//! - a plain line must be text (UTF-8, no control characters but tab). Bytes that are not
+//!   (random or binary bytes), or a rejected frame that was larger than PIPE_BUF (its text
+//!   may arrive later as lines), switch plain lines off until every writer has closed the
+//!   FIFO (the reader sees end-of-file): the line boundaries inside such bytes are
+//!   accidents. Frames are still read meanwhile;
 //! - a CRLF line outside a frame is never user input (the rest of a bad frame, a fragment
 //!   of a frame torn by an unlocked writer, or a stray header): dropped, reported once;
 //! - bytes glued in front of a frame header (`partial*3\r\n`, a writer that left a line
 //!   unfinished) are dropped and reported, and the frame is read;
-//! - when every writer has closed the FIFO (the reader sees end-of-file), an unfinished
-//!   line or frame is dropped and reported instead of being glued to the next writer's
-//!   bytes;
+//! - when every writer has closed the FIFO, an unfinished line or frame is dropped and
+//!   reported instead of being glued to the next writer's bytes;
 //! - a plain line is capped like a bulk string ([`MAX_FIELD_LEN`]): past the cap its
 //!   bytes are discarded up to the next LF without being kept, and reported.
-use crate::ipc::resp::{parse_count, snippet, Frame, FrameError, MAX_FIELDS, MAX_FIELD_LEN};
+use crate::ipc::resp::{snippet, Frame, FrameError, MAX_FIELD_LEN};
+use scan::{glued_header, is_bulk_header, is_text};
 use std::collections::VecDeque;
+
+mod frame;
+mod scan;
 
 /// Longest plain line kept (the bulk-string cap).
 pub const MAX_LINE: usize = MAX_FIELD_LEN;
 /// Longest RESP header line (`$` + a 12-digit count + CRLF, with room to spare).
 const MAX_HEADER: usize = 64;
+/// Most bytes one frame may span (its fields together).
+const MAX_FRAME: usize = 2 * MAX_FIELD_LEN;
+/// A pipe write up to this size is atomic: a frame no larger cannot have been torn.
+const ATOMIC: usize = libc::PIPE_BUF;
 
 /// What the decoder hands on, in stream order.
 #[derive(Debug, PartialEq, Eq)]
@@ -37,10 +56,13 @@ pub enum Event {
 enum State {
     /// Between items.
     Idle,
-    /// Inside a frame: `n` fields announced, `fields` read so far.
+    /// Inside a frame whose `*` is at `buf[start]`: `n` fields announced, `fields` read so
+    /// far (offset from `start` and length). Its bytes stay in the buffer until it ends, so
+    /// a rejected frame can be scanned again.
     Frame {
+        start: usize,
         n: usize,
-        fields: Vec<Vec<u8>>,
+        fields: Vec<(usize, usize)>,
         bulk: Bulk,
     },
 }
@@ -48,8 +70,8 @@ enum State {
 enum Bulk {
     /// The next line is a `$len` header.
     Header,
-    /// Reading `len` data bytes plus CRLF into the buffer.
-    Data { len: usize, data: Vec<u8> },
+    /// `len` data bytes plus CRLF, from offset `at` of the frame.
+    Data { len: usize, at: usize },
     /// After `$0`: the rest of the line must be empty.
     Empty,
 }
@@ -66,6 +88,14 @@ pub struct Decoder {
     state: State,
     /// After a malformed frame: CRLF lines and `$len` lines are its rest, dropped quietly.
     resync: bool,
+    /// The rest of the current line belongs to a rejected frame.
+    skip_line: bool,
+    /// Plain lines are input (off after bytes that are not text or a torn large frame,
+    /// until every writer has closed the FIFO).
+    lines_ok: bool,
+    /// Frames larger than PIPE_BUF are input (off after a torn frame, until every writer
+    /// has closed the FIFO).
+    big_ok: bool,
     /// Dropping an over-long line up to its LF: bytes dropped so far, and whether to
     /// report it when it ends.
     discarding: Option<(usize, bool)>,
@@ -90,6 +120,9 @@ impl Decoder {
             scan: 0,
             state: State::Idle,
             resync: false,
+            skip_line: false,
+            lines_ok: true,
+            big_ok: true,
             discarding: None,
             eof: false,
             stall: false,
@@ -99,14 +132,22 @@ impl Decoder {
 
     /// Bytes read from the FIFO.
     pub fn feed(&mut self, bytes: &[u8]) {
-        if self.pos > 0 && self.pos == self.buf.len() {
+        // Bytes before `keep` are done with (a frame being read keeps its own).
+        let keep = match &self.state {
+            State::Frame { start, .. } => *start,
+            State::Idle => self.pos,
+        };
+        if keep > 0 && keep == self.buf.len() {
             self.buf.clear();
             self.pos = 0;
             self.scan = 0;
-        } else if self.pos > (1 << 20) && self.pos * 2 > self.buf.len() {
-            self.buf.drain(..self.pos);
-            self.scan = self.scan.saturating_sub(self.pos);
-            self.pos = 0;
+        } else if keep > (1 << 20) && keep * 2 > self.buf.len() {
+            self.buf.drain(..keep);
+            self.pos -= keep;
+            self.scan = self.scan.saturating_sub(keep);
+            if let State::Frame { start, .. } = &mut self.state {
+                *start -= keep;
+            }
         }
         self.buf.extend_from_slice(bytes);
     }
@@ -157,12 +198,7 @@ impl Decoder {
                 n += i;
                 self.pos += i + 1;
                 self.discarding = None;
-                report.then(|| {
-                    Event::Dropped(format!(
-                        "a line longer than {} MiB was dropped ({n} bytes)",
-                        MAX_LINE >> 20
-                    ))
-                })
+                report.then(|| too_long(n))
             }
             None => {
                 n += self.rest().len();
@@ -171,6 +207,14 @@ impl Decoder {
                 None
             }
         }
+    }
+
+    /// Every writer closed and everything before is handled: the next writer starts clean.
+    fn fresh_start(&mut self) {
+        self.eof = false;
+        self.lines_ok = true;
+        self.big_ok = true;
+        self.skip_line = false;
     }
 
     /// The next event, or `None` when more bytes are needed.
@@ -186,12 +230,9 @@ impl Decoder {
                 if self.discarding.is_some() {
                     if self.eof {
                         let (n, report) = self.discarding.take().unwrap_or_default();
-                        self.eof = false;
+                        self.fresh_start();
                         if report {
-                            return Some(Event::Dropped(format!(
-                                "a line longer than {} MiB was dropped ({n} bytes)",
-                                MAX_LINE >> 20
-                            )));
+                            return Some(too_long(n));
                         }
                     }
                     return None;
@@ -200,23 +241,46 @@ impl Decoder {
             }
             let progressed = match std::mem::replace(&mut self.state, State::Idle) {
                 State::Idle => self.idle_step(),
-                State::Frame { n, fields, bulk } => self.frame_step(n, fields, bulk),
+                State::Frame {
+                    start,
+                    n,
+                    fields,
+                    bulk,
+                } => self.frame_step(start, n, fields, bulk),
             };
             if !progressed && self.out.is_empty() {
                 // Nothing more can be read from the bytes at hand.
-                self.eof = false;
+                if self.eof {
+                    self.fresh_start();
+                }
                 self.stall = false;
                 return None;
             }
         }
     }
 
+    /// Plain lines are not input any more until every writer has closed the FIFO.
+    fn lines_off(&mut self, why: &str) {
+        if self.lines_ok {
+            self.lines_ok = false;
+            if self.eof {
+                // Every writer is gone: only the bytes at hand are affected, no news.
+                return;
+            }
+            self.out.push_back(Event::Dropped(format!(
+                "{why}; plain lines are not read as input until every writer has closed input.fifo (frames still are)"
+            )));
+        }
+    }
+
     /// One step between items; false when more bytes are needed.
     fn idle_step(&mut self) -> bool {
+        let at = self.pos;
         let Some((line, crlf)) = self.take_line() else {
             let left = self.rest().len();
             if left > MAX_LINE {
                 self.pos = self.buf.len();
+                self.skip_line = false;
                 self.discarding = Some((left, true));
                 return true;
             }
@@ -230,22 +294,35 @@ impl Decoder {
             }
             return false;
         };
+        if std::mem::take(&mut self.skip_line) {
+            // The rest of the line a rejected frame stopped in: never input, but a frame
+            // header glued at its end starts the next frame.
+            if let Some(g) = glued_header(&line).filter(|_| crlf) {
+                self.start_frame(at + g, &line[g..]);
+            } else if !is_text(&line) {
+                self.lines_off("bytes that are not text were dropped");
+            }
+            return true;
+        }
         if line.is_empty() {
             return true;
         }
         if line[0] == b'*' {
-            self.start_frame(&line);
+            self.start_frame(at, &line);
             return true;
         }
         if crlf {
-            if let Some(at) = glued_header(&line) {
+            if let Some(g) = glued_header(&line) {
                 if !self.resync {
                     self.out.push_back(Event::Dropped(format!(
-                        "{at} bytes left unfinished by a writer before a frame were dropped ({:?})",
-                        snippet(&line[..at])
+                        "{g} bytes left unfinished by a writer before a frame were dropped ({:?})",
+                        snippet(&line[..g])
                     )));
                 }
-                self.start_frame(&line[at..]);
+                if !is_text(&line[..g]) {
+                    self.lines_off("bytes that are not text were dropped");
+                }
+                self.start_frame(at + g, &line[g..]);
                 return true;
             }
             if !self.resync {
@@ -255,9 +332,22 @@ impl Decoder {
                     snippet(&line)
                 )));
             }
+            if !is_text(&line) {
+                self.lines_off("bytes that are not text were dropped");
+            }
             return true;
         }
         if self.resync && is_bulk_header(&line) {
+            return true;
+        }
+        if !is_text(&line) {
+            self.lines_off(&format!(
+                "{} bytes that are not text were dropped (not a frame, not a text line)",
+                line.len() + 1
+            ));
+            return true;
+        }
+        if !self.lines_ok {
             return true;
         }
         self.resync = false;
@@ -265,152 +355,13 @@ impl Decoder {
             .push_back(Event::Line(String::from_utf8_lossy(&line).into_owned()));
         true
     }
-
-    fn start_frame(&mut self, header: &[u8]) {
-        match parse_count(&header[1..]) {
-            Some(n) if (1..=MAX_FIELDS).contains(&n) => {
-                self.resync = false;
-                self.state = State::Frame {
-                    n,
-                    fields: Vec::with_capacity(n.min(64)),
-                    bulk: Bulk::Header,
-                };
-            }
-            Some(n) => self.malformed(FrameError::TooManyFields(n)),
-            None => self.malformed(FrameError::BadHeader(snippet(header))),
-        }
-    }
-
-    fn malformed(&mut self, e: FrameError) {
-        self.resync = true;
-        self.state = State::Idle;
-        self.out.push_back(Event::Malformed(e));
-    }
-
-    /// The frame cannot finish: its writer is gone (or stalled with the FIFO shared).
-    fn cut_off(&mut self) -> bool {
-        if self.eof || self.stall {
-            self.stall = false;
-            self.malformed(FrameError::Truncated);
-            return true;
-        }
-        false
-    }
-
-    /// One step inside a frame; false when more bytes are needed.
-    fn frame_step(&mut self, n: usize, mut fields: Vec<Vec<u8>>, bulk: Bulk) -> bool {
-        match bulk {
-            Bulk::Header => {
-                let Some((line, crlf)) = self.take_line() else {
-                    if self.rest().len() > MAX_HEADER {
-                        let bad = snippet(self.rest());
-                        self.discarding = Some((0, false));
-                        self.malformed(FrameError::BadHeader(bad));
-                        return true;
-                    }
-                    self.state = State::Frame {
-                        n,
-                        fields,
-                        bulk: Bulk::Header,
-                    };
-                    return self.cut_off();
-                };
-                if line.first() == Some(&b'$') {
-                    let Some(len) = parse_count(&line[1..]) else {
-                        self.malformed(FrameError::BadHeader(snippet(&line)));
-                        return true;
-                    };
-                    if len > MAX_FIELD_LEN {
-                        self.malformed(FrameError::FieldTooLong(len));
-                        return true;
-                    }
-                    let bulk = if len == 0 {
-                        Bulk::Empty
-                    } else {
-                        Bulk::Data {
-                            len,
-                            data: Vec::with_capacity(len + 2),
-                        }
-                    };
-                    self.state = State::Frame { n, fields, bulk };
-                    return true;
-                }
-                if !crlf && !line.is_empty() && line[0] != b'*' {
-                    // A plain line from another writer: this frame's writer died before
-                    // its next field. The frame is dropped, the line is input.
-                    self.malformed(FrameError::Truncated);
-                    self.resync = false;
-                    self.out
-                        .push_back(Event::Line(String::from_utf8_lossy(&line).into_owned()));
-                    return true;
-                }
-                self.malformed(FrameError::BadHeader(snippet(&line)));
-                true
-            }
-            Bulk::Empty => {
-                let Some((line, _)) = self.take_line() else {
-                    self.state = State::Frame {
-                        n,
-                        fields,
-                        bulk: Bulk::Empty,
-                    };
-                    return self.cut_off();
-                };
-                if !line.is_empty() {
-                    self.malformed(FrameError::BadTerminator);
-                    return true;
-                }
-                fields.push(Vec::new());
-                self.field_done(n, fields);
-                true
-            }
-            Bulk::Data { len, mut data } => {
-                let want = len + 2 - data.len();
-                let take = want.min(self.rest().len());
-                data.extend_from_slice(&self.buf[self.pos..self.pos + take]);
-                self.pos += take;
-                if data.len() < len + 2 {
-                    self.state = State::Frame {
-                        n,
-                        fields,
-                        bulk: Bulk::Data { len, data },
-                    };
-                    return take > 0 || self.cut_off();
-                }
-                if &data[len..] != b"\r\n" {
-                    self.malformed(FrameError::BadTerminator);
-                    return true;
-                }
-                data.truncate(len);
-                fields.push(data);
-                self.field_done(n, fields);
-                true
-            }
-        }
-    }
-
-    fn field_done(&mut self, n: usize, fields: Vec<Vec<u8>>) {
-        if fields.len() == n {
-            self.out.push_back(Event::Frame(Frame(fields)));
-        } else {
-            self.state = State::Frame {
-                n,
-                fields,
-                bulk: Bulk::Header,
-            };
-        }
-    }
 }
 
-/// `partial*3` → Some(7): where a frame header (`*` + a count) starts after other bytes.
-fn glued_header(line: &[u8]) -> Option<usize> {
-    let at = line.iter().rposition(|b| *b == b'*')?;
-    (at > 0 && parse_count(&line[at + 1..]).is_some()).then_some(at)
-}
-
-/// `$12`: a bulk-string header (the rest of a bad frame when it comes after one).
-fn is_bulk_header(line: &[u8]) -> bool {
-    line.first() == Some(&b'$') && parse_count(&line[1..]).is_some()
+fn too_long(n: usize) -> Event {
+    Event::Dropped(format!(
+        "a line longer than {} MiB was dropped ({n} bytes)",
+        MAX_LINE >> 20
+    ))
 }
 
 #[cfg(test)]

@@ -105,3 +105,53 @@ fn long_lines_are_discarded_not_kept() {
     assert!(matches!(d.next_event(), Some(Event::Dropped(m)) if m.contains("longer than")));
     assert_eq!(d.next_event(), Some(line("after")));
 }
+
+#[test]
+fn binary_bytes_never_become_lines_until_every_writer_closed() {
+    let mut junk = b"*3\r\n$10\r\nUSER_IN".to_vec();
+    let mut x: u32 = 0x2545_f491;
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        junk.push(x as u8);
+    }
+    junk.extend(b"\nclean looking line\n");
+    junk.extend(encode(&["USER_INPUT", "0", "valid"]));
+    let mut d = Decoder::new();
+    d.feed(&junk);
+    let mut got = Vec::new();
+    while let Some(e) = d.next_event() {
+        got.push(e);
+    }
+    assert!(!got.iter().any(|e| matches!(e, Event::Line(_))), "{got:?}");
+    let frames: Vec<_> = got
+        .iter()
+        .filter(|e| matches!(e, Event::Frame(_)))
+        .collect();
+    assert_eq!(frames.len(), 1, "{got:?}");
+    // Every writer closed: a new writer's line is input again.
+    d.writers_gone();
+    assert_eq!(d.next_event(), None);
+    d.feed(b"hello\n");
+    assert_eq!(d.next_event(), Some(line("hello")));
+}
+
+#[test]
+fn a_frame_inside_a_lying_frame_is_read_and_the_rest_is_not_input() {
+    // A declares 9000 bytes, sends 5 and a line of its text; B's frame follows at once.
+    let mut bytes = b"*3\r\n$10\r\nUSER_INPUT\r\n$1\r\n0\r\n$9000\r\nabcde\nmore of A\n".to_vec();
+    bytes.extend(encode(&["USER_INPUT", "0", "B"]));
+    bytes.extend(vec![b'z'; 9000]);
+    bytes.extend(b"\r\nrest of A\n");
+    let got = run(&[&bytes]);
+    let texts: Vec<_> = got
+        .iter()
+        .filter_map(|e| match e {
+            Event::Frame(f) => Some(f.field(2)),
+            Event::Line(l) => Some(l.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["B"], "{got:?}");
+}
