@@ -166,6 +166,9 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
     }
     // Extensions: the built-in tools plus the MCP servers' tools.
     let tools_json = crate::agent::extensions::tools_json(ctx);
+    // A custom command's turn or a custom agent's run offers only its tools.
+    let tools_json = ctx.custom.tools_json(tools_json);
+    let provider_cfg = ctx.custom.provider(&ctx.cfg.provider);
     let req = Request {
         system,
         messages: &messages,
@@ -183,7 +186,7 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
             }
             handle_event(ctx, &mut st, e)
         };
-        provider::stream(&ctx.cfg.provider, &req, &ctx.cancel, &mut on_event)
+        provider::stream(&provider_cfg, &req, &ctx.cancel, &mut on_event)
     };
     ctx.spinner.stop();
     if let Some((u, speed)) = &st.usage {

@@ -114,19 +114,33 @@ fn switch(ctx: &AgentCtx, r: Restart) -> Action {
     Action::Restart
 }
 
+/// `/help`: the built-in table, then this project's custom commands.
+fn help(ctx: &AgentCtx) -> String {
+    table::help() + &crate::agent::custom::help_text(&ctx.cwd)
+}
+
 /// Run command `word` with the rest of the line as `arg`.
 fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
     let Some(name) = table::canonical(word) else {
         if word == "/" {
-            ctx.out.print(&table::help());
+            ctx.out.print(&help(ctx));
             return Action::Handled;
+        }
+        if let Some(c) = crate::agent::custom::find(&ctx.cwd, word) {
+            return match crate::agent::custom::prepare(ctx, &c, arg) {
+                Ok(text) => Action::Turn(text),
+                Err(e) => {
+                    ctx.out.print(&format!("Error: {e}\n"));
+                    Action::Refused
+                }
+            };
         }
         ctx.out.print(&format!("{}\n", table::unknown(word)));
         return Action::Refused;
     };
     let first = arg.split_whitespace().next();
     match name {
-        "/help" => ctx.out.print(&table::help()),
+        "/help" => ctx.out.print(&help(ctx)),
         "/status" => ctx.out.print(&info::status(ctx)),
         "/cost" => ctx.out.print(&info::cost(ctx)),
         "/permissions" => ctx.out.print(&ctx.permission.describe()),
