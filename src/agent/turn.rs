@@ -48,7 +48,8 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
             }
         };
         let note = crate::history::undo::take_pending_note(&ctx.session);
-        let mut text = crate::agent::inject::conversation_text(&ctx.session, input, note);
+        let body = ctx.slash.take_body(input);
+        let mut text = crate::agent::inject::conversation_text(&ctx.session, &body, note);
         text.push_str(&hook_extra);
         text.push_str(&crate::agent::slash::take_attachments(ctx));
         if let Err(msg) = ctx.rec.user_message(&text) {
