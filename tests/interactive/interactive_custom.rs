@@ -1,7 +1,8 @@
 //! Custom slash commands in a real terminal (tmux) against the scripted model: a project
 //! command in the palette (with its argument hint and description) and Tab completion, in
 //! `/help`, a built-in's name reported once at start, a missing `$1` refused with no
-//! request, and the command run with its arguments substituted.
+//! request, the command run with its arguments substituted, and a `` !`cmd` `` asked
+//! about (refused: nothing sent) unless its `allowed-tools` allow it.
 use crate::interactive_e2e::{have_tmux, Run, Tmux};
 use crate::support::*;
 
@@ -19,6 +20,14 @@ fn custom_command_in_palette_help_and_run() {
     )
     .unwrap();
     std::fs::write(dir.join("status.md"), "Not the built-in.\n").unwrap();
+    // `!` commands go through the permission gate: asked (and refused) without
+    // allowed-tools, run at once with it.
+    std::fs::write(dir.join("mk.md"), "Made: !`touch made.txt`\n").unwrap();
+    std::fs::write(
+        dir.join("mk2.md"),
+        "---\nallowed-tools: Bash(touch:*)\n---\nMade: !`touch made2.txt`\n",
+    )
+    .unwrap();
     let mock = Mock::start(r#"[{"text":"Answer.","repeat":true}]"#);
     let t = Tmux {
         sock: env.dir.path().join("tmux.sock"),
@@ -79,6 +88,21 @@ fn custom_command_in_palette_help_and_run() {
             .contains("Greet Ann warmly."),
         "{req}"
     );
+    wait("the prompt", &|| t.last_line(w) == ">");
+
+    t.type_text(w, "/mk");
+    t.keys(w, &["Enter"]);
+    shows("[n] no, and tell the agent why");
+    t.type_text(w, "n not now");
+    t.keys(w, &["Enter"]);
+    shows("Error: /mk: !`touch made.txt` was not run:");
+    wait("the prompt", &|| t.last_line(w) == ">");
+    assert!(!env.cwd.join("made.txt").exists());
+    assert_eq!(mock.requests().len(), 1, "{}", diag());
+    t.type_text(w, "/mk2");
+    t.keys(w, &["Enter"]);
+    wait("the second request", &|| mock.requests().len() == 2);
+    assert!(env.cwd.join("made2.txt").exists());
     wait("the prompt", &|| t.last_line(w) == ">");
     t.keys(w, &["C-d"]);
     wait("the exit", &|| run.rc().is_some());
