@@ -160,6 +160,10 @@ pub struct Opts {
     /// (internal) the parent session folder (fork source for sub-agents).
     #[arg(long, hide = true, value_name = "DIR")]
     pub parent_dir: Option<String>,
+    /// (internal) run as the custom agent NAME (.claude/agents/NAME.md): its tools and
+    /// instructions.
+    #[arg(long, hide = true, value_name = "NAME")]
+    pub agent: Option<String>,
     /// (internal) an interactive restart into the same session (`/model NAME`): no banner
     /// and no replay, the screen already shows them.
     #[arg(long, hide = true)]

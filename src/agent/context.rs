@@ -58,6 +58,8 @@ pub struct AgentCtx {
     pub permission: crate::permission::Gate,
     /// Slash-command state: attachments for the next message, the /resume pick, a restart.
     pub slash: crate::agent::slash::State,
+    /// A custom command's turn or a custom sub-agent's run: fewer tools, another model.
+    pub custom: crate::agent::custom::scope::Scope,
 }
 
 impl AgentCtx {
@@ -84,6 +86,7 @@ impl AgentCtx {
             ext: Default::default(),
             permission: crate::permission::Gate::bypass(),
             slash: Default::default(),
+            custom: Default::default(),
         }
     }
 
@@ -98,7 +101,10 @@ impl AgentCtx {
 
     /// The system prompt for the next call.
     pub fn prompt(&self) -> String {
-        crate::agent::prompt::build(&self.session, &self.cwd, &self.cfg.skills, self.depth)
+        let mut p =
+            crate::agent::prompt::build(&self.session, &self.cwd, &self.cfg.skills, self.depth);
+        p.push_str(&self.custom.prompt_section());
+        p
     }
 
     /// Effects tools asked for during the last call, oldest first.
@@ -183,7 +189,28 @@ impl ToolHost for AgentCtx {
         description: &str,
         fork: bool,
     ) -> Result<String, String> {
-        let started = crate::agent::subagent::spawn(self, prompt, description, fork)?;
+        self.spawn_named_sub_agent(prompt, description, fork, "")
+    }
+
+    fn spawn_named_sub_agent(
+        &self,
+        prompt: &str,
+        description: &str,
+        fork: bool,
+        agent: &str,
+    ) -> Result<String, String> {
+        let def = if agent.is_empty() {
+            None
+        } else {
+            let all = crate::agent::custom::agents::load_here(&self.cwd);
+            Some(all.find(agent).cloned().ok_or_else(|| all.unknown(agent))?)
+        };
+        let task = crate::agent::subagent::Task {
+            prompt,
+            description,
+            fork,
+        };
+        let started = crate::agent::subagent::spawn(self, task, def.as_ref())?;
         self.children.started(ChildKind::SubAgent, &started);
         Ok(started)
     }

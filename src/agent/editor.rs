@@ -18,6 +18,7 @@ impl Editor {
         cancel: Cancel,
         ask: crate::permission::AskSlot,
     ) -> anyhow::Result<Editor> {
+        let cwd = crate::session::paths::physical_cwd().unwrap_or_default();
         let inner = crate::ui::interactive::start(
             session,
             crate::ui::interactive::InteractiveHooks {
@@ -26,8 +27,8 @@ impl Editor {
                 ask,
                 input_fifo: session.input_fifo(),
                 notify_fifo: session.notify_fifo(),
-                commands: crate::agent::slash::table::COMMANDS,
-                cwd: crate::session::paths::physical_cwd().unwrap_or_default(),
+                commands: crate::agent::custom::palette(&cwd),
+                cwd,
             },
         )?;
         Ok(Editor { inner })

@@ -5,6 +5,7 @@ pub mod children;
 pub mod commands;
 pub mod compact;
 pub mod context;
+pub mod custom;
 pub mod editor;
 pub mod extensions;
 pub mod headless;

@@ -52,6 +52,8 @@ fn turn(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     ctx.turn.fetch_add(1, Ordering::SeqCst);
     ctx.out.title(&ctx.session.stats(), true);
     let end = turn::run(ctx, input, kind);
+    // A custom command narrowed this turn only.
+    crate::agent::custom::end_turn(ctx);
     ctx.spinner.end_turn();
     ctx.end_turn();
     ctx.running.store(false, Ordering::SeqCst);

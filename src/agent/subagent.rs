@@ -21,14 +21,24 @@ pub const REPORT_GRACE: Duration = Duration::from_secs(2);
 
 /// Start a sub-agent; returns `Sub-agent started: session_id=<sid>, pid=<pid>`. It inherits
 /// the run's flags; the key goes through the internal environment variable.
+/// A custom agent (`agent`) runs with its own model (when it names one) and `--agent NAME`:
+/// the child reads the definition itself and keeps to its tools and instructions.
 pub fn spawn(
     ctx: &crate::agent::context::AgentCtx,
-    prompt: &str,
-    description: &str,
-    fork: bool,
+    task: Task,
+    agent: Option<&crate::agent::custom::agents::AgentDef>,
 ) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the agent binary: {e}"))?;
     let mut args = crate::agent::context::child_args(&ctx.cfg);
+    if let Some(a) = agent {
+        if let Some(m) = &a.model {
+            if let Some(i) = args.iter().position(|x| x == "--model") {
+                args[i + 1] = m.clone();
+            }
+        }
+        args.push("--agent".into());
+        args.push(a.name.clone());
+    }
     // A sub-agent cannot ask: it runs headless in this run's mode and rules.
     args.extend(ctx.permission.child_args());
     if !ctx.cfg.provider.api_key.is_empty() {
@@ -41,11 +51,7 @@ pub fn spawn(
         ctx.rec.events(),
         ctx.reported.clone(),
         &args,
-        Task {
-            prompt,
-            description,
-            fork,
-        },
+        task,
         ctx.session.notify_fifo(),
     )
 }

@@ -39,7 +39,12 @@ pub fn run(
             checklist: None,
         },
         // The permission gate first, then PreToolUse hooks; `mcp__*` tools go to their server.
-        None => match permission_check(ctx, &name, &input) {
+        // A tool outside a custom command's or agent's set is refused like a denied one.
+        None => match ctx
+            .custom
+            .allows(&name)
+            .and_then(|()| permission_check(ctx, &name, &input))
+        {
             Err(refusal) => tools::ToolOutput {
                 ok: false,
                 conv: format!("Error: {refusal}"),
@@ -100,7 +105,7 @@ pub fn run(
 
 /// The permission gate, before the tool runs: a question goes through the line editor; the
 /// decision is logged as a `permission` event line (kept off the stream-json echo).
-fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(), String> {
+pub fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(), String> {
     let draft = ctx.session.plan_draft();
     let root = crate::session::paths::projects_root();
     let print = |t: &str| ctx.out.print(t);

@@ -48,7 +48,8 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
             }
         };
         let note = crate::history::undo::take_pending_note(&ctx.session);
-        let mut text = crate::agent::inject::conversation_text(&ctx.session, input, note);
+        let body = ctx.slash.take_body(input);
+        let mut text = crate::agent::inject::conversation_text(&ctx.session, &body, note);
         text.push_str(&hook_extra);
         text.push_str(&crate::agent::slash::take_attachments(ctx));
         if let Err(msg) = ctx.rec.user_message(&text) {
@@ -166,6 +167,9 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
     }
     // Extensions: the built-in tools plus the MCP servers' tools.
     let tools_json = crate::agent::extensions::tools_json(ctx);
+    // A custom command's turn or a custom agent's run offers only its tools.
+    let tools_json = ctx.custom.tools_json(tools_json);
+    let provider_cfg = ctx.custom.provider(&ctx.cfg.provider);
     let req = Request {
         system,
         messages: &messages,
@@ -183,7 +187,7 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
             }
             handle_event(ctx, &mut st, e)
         };
-        provider::stream(&ctx.cfg.provider, &req, &ctx.cancel, &mut on_event)
+        provider::stream(&provider_cfg, &req, &ctx.cancel, &mut on_event)
     };
     ctx.spinner.stop();
     if let Some((u, speed)) = &st.usage {

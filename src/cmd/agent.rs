@@ -259,6 +259,16 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
             human && mode == Mode::OneShot && std::io::stderr().is_terminal(),
         ),
     };
+    // Custom commands and agents: broken files and built-in clashes, said once per run;
+    // a custom sub-agent keeps to its definition.
+    if mode != Mode::SubAgent {
+        for w in crate::agent::custom::warnings(&ctx.cwd) {
+            ctx.out.warn(&format!("warning: {w}"));
+        }
+    }
+    if let Some(name) = &o.agent {
+        crate::agent::custom::apply_agent(&ctx, name).map_err(Error::Runtime)?;
+    }
     // Extensions: MCP servers and hooks of this project; SessionStart/SessionEnd around the loop.
     let ext = crate::agent::extensions::Extensions::load(&ctx, &|w| ctx.out.warn(w));
     ctx.ext = ext;

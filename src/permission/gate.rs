@@ -45,6 +45,9 @@ impl AskSlot {
 struct State {
     mode: PermMode,
     rules: Vec<Rule>,
+    /// A custom command's `allowed-tools` for its one turn (allow rules; deny rules and
+    /// the sandbox still win).
+    turn_rules: Vec<Rule>,
 }
 
 /// The permission gate of one run.
@@ -79,7 +82,11 @@ impl Gate {
             PermMode::Bypass
         });
         Gate {
-            state: Mutex::new(State { mode, rules }),
+            state: Mutex::new(State {
+                mode,
+                rules,
+                turn_rules: Vec::new(),
+            }),
             slot,
             home: std::env::var_os("HOME")
                 .map(PathBuf::from)
@@ -124,6 +131,15 @@ impl Gate {
 
     pub fn mode(&self) -> PermMode {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).mode
+    }
+
+    /// Allow rules for the next turn only (a custom command's `allowed-tools`); an empty
+    /// list lifts them.
+    pub fn set_turn_rules(&self, rules: Vec<Rule>) {
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .turn_rules = rules;
     }
 
     pub fn set_mode(&self, m: PermMode) {
@@ -171,7 +187,13 @@ impl Gate {
         let facts = facts(env, &self.home, tool, input);
         let (mode, verdict) = {
             let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            (st.mode, decide(st.mode, &st.rules, &facts, &self.home))
+            let v = if st.turn_rules.is_empty() {
+                decide(st.mode, &st.rules, &facts, &self.home)
+            } else {
+                let all = [st.rules.as_slice(), st.turn_rules.as_slice()].concat();
+                decide(st.mode, &all, &facts, &self.home)
+            };
+            (st.mode, v)
         };
         let label = label(&facts);
         match verdict {

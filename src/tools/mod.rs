@@ -58,6 +58,23 @@ pub trait ToolHost: Send + Sync {
         description: &str,
         fork: bool,
     ) -> Result<String, String>;
+    /// [`ToolHost::spawn_sub_agent`] as the custom agent `agent` (its tools, model and
+    /// instructions; "" is the general helper). Hosts without custom agents refuse a name.
+    fn spawn_named_sub_agent(
+        &self,
+        prompt: &str,
+        description: &str,
+        fork: bool,
+        agent: &str,
+    ) -> Result<String, String> {
+        if agent.is_empty() {
+            self.spawn_sub_agent(prompt, description, fork)
+        } else {
+            Err(format!(
+                "unknown subagent_type {agent:?}: no custom agents here"
+            ))
+        }
+    }
     /// Start a background Bash task; returns `Async task started: task_id=<id>, pid=<pid>`.
     fn spawn_background(&self, command: &str) -> Result<String, String>;
     /// Ask for a compaction with the given trigger (`plan_confirm`, `plan_clear`); the loop

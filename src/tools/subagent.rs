@@ -16,7 +16,14 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
             max,
         );
     }
-    match ctx.spawn_sub_agent(&prompt, &arg(input, "description"), flag(input, "fork")) {
+    // `subagent_type`, as in Claude Code's Task tool: a custom agent's name.
+    let agent = arg(input, "subagent_type");
+    match ctx.spawn_named_sub_agent(
+        &prompt,
+        &arg(input, "description"),
+        flag(input, "fork"),
+        agent.trim(),
+    ) {
         Ok(text) => ToolOutput::text(true, &text, max),
         Err(e) => ToolOutput::error(&e, max),
     }

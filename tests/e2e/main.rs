@@ -7,6 +7,7 @@ mod support;
 
 mod cli_extras;
 mod compact_e2e;
+mod custom_commands;
 mod e2e_agent;
 mod e2e_resume;
 mod e2e_tools;

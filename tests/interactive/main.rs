@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod interactive_custom;
 mod interactive_e2e;
 mod interactive_export;
 mod interactive_hangup;

@@ -120,6 +120,18 @@ pub fn build_with(session: &Session, skills: &[String], depth: u32, env: &Env) -
         txt::SUB_AGENTS
     };
     section(&mut out, "sub-agent-guidance", None, sub);
+    if depth == 0 {
+        // Custom agents (.claude/agents): the names SubAgent's subagent_type takes.
+        let base = env.agent_home.parent().unwrap_or(Path::new("/nonexistent"));
+        let roots = crate::agent::custom::files::roots(&env.pwd, base, "agents");
+        let agents = crate::agent::custom::agents::load(&roots);
+        section(
+            &mut out,
+            "custom-agents",
+            None,
+            &crate::agent::custom::agents::index_text(&agents),
+        );
+    }
     section(&mut out, "todo-guidance", None, txt::TODOS);
     let plan_guidance = format!(
         "**Files**: PLAN_DRAFT_FILE: {} | PLAN_FILE: {}\n{}",

@@ -49,6 +49,9 @@ pub struct State {
     /// `/rewind` listed the turns; the next input may pick one by number.
     rewind_pick: Mutex<bool>,
     restart: Mutex<Option<Restart>>,
+    /// A custom command's expanded body: the next turn's message instead of the typed
+    /// line (which the `user_input` event keeps, so `--send --wait` finds its turn).
+    body: Mutex<Option<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -63,6 +66,10 @@ impl State {
     pub fn take_pending(&self) -> String {
         let blocks = std::mem::take(&mut *lock(&self.pending));
         blocks.iter().map(|b| format!("\n\n{b}")).collect()
+    }
+    /// The message text of the next turn: a custom command's body, else `typed`.
+    pub fn take_body(&self, typed: &str) -> String {
+        lock(&self.body).take().unwrap_or_else(|| typed.to_string())
     }
     pub fn set_restart(&self, r: Restart) {
         *lock(&self.restart) = Some(r);
@@ -99,7 +106,11 @@ pub fn route(ctx: &AgentCtx, line: &str) -> Action {
     }
     let word = t.split_whitespace().next().unwrap_or("");
     if t.starts_with('/') && table::looks_like_command(word) {
-        return command(ctx, word, t[word.len()..].trim());
+        let arg = t[word.len()..].trim();
+        if let Some(a) = custom_command(ctx, word, arg, line) {
+            return a;
+        }
+        return command(ctx, word, arg);
     }
     if ctx.mode != Mode::Interactive {
         return Action::Turn(line.to_string());
@@ -123,19 +134,44 @@ fn switch(ctx: &AgentCtx, r: Restart) -> Action {
     Action::Restart
 }
 
+/// A custom command (docs/custom-commands.md), when `word` names one and no built-in:
+/// its expanded body becomes the turn's message; an error sends nothing.
+fn custom_command(ctx: &AgentCtx, word: &str, arg: &str, line: &str) -> Option<Action> {
+    if table::canonical(word).is_some() {
+        return None;
+    }
+    let c = crate::agent::custom::find(&ctx.cwd, word)?;
+    Some(match crate::agent::custom::prepare(ctx, &c, arg) {
+        Ok(text) => {
+            *lock(&ctx.slash.body) = Some(text);
+            Action::Turn(line.to_string())
+        }
+        Err(e) => {
+            ctx.out.print(&format!("Error: {e}\n"));
+            Action::Refused
+        }
+    })
+}
+
+/// `/help`: the built-in table, then this project's custom commands.
+fn help(ctx: &AgentCtx) -> String {
+    table::help() + &crate::agent::custom::help_text(&ctx.cwd)
+}
+
 /// Run command `word` with the rest of the line as `arg`.
 fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
     let Some(name) = table::canonical(word) else {
         if word == "/" {
-            ctx.out.print(&table::help());
+            ctx.out.print(&help(ctx));
             return Action::Handled;
         }
+
         ctx.out.print(&format!("{}\n", table::unknown(word)));
         return Action::Refused;
     };
     let first = arg.split_whitespace().next();
     match name {
-        "/help" => ctx.out.print(&table::help()),
+        "/help" => ctx.out.print(&help(ctx)),
         "/status" => ctx.out.print(&info::status(ctx)),
         "/cost" => ctx.out.print(&info::cost(ctx)),
         "/permissions" => ctx.out.print(&ctx.permission.describe()),

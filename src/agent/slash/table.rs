@@ -75,7 +75,7 @@ pub fn looks_like_command(word: &str) -> bool {
         || (rest.starts_with(|c: char| c.is_ascii_alphabetic())
             && rest
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':'))
         || word == "/?"
 }
 

@@ -1,0 +1,184 @@
+//! What a custom command narrows for its one turn (`allowed-tools`, `model`) and what a
+//! custom sub-agent narrows for its whole run (`tools`, its instructions). The turn reads
+//! it in three places: the tools offered to the model, the check before a tool runs (a
+//! tool outside the set is refused even if the model names it), and the provider config.
+use crate::provider::ProviderConfig;
+use std::borrow::Cow;
+use std::sync::Mutex;
+
+#[derive(Debug, Clone, Default)]
+struct Inner {
+    /// A custom sub-agent's tools (None: all).
+    run_tools: Option<Vec<String>>,
+    /// A custom sub-agent's name and instructions.
+    run_prompt: Option<(String, String)>,
+    /// A custom command's tools for this turn (None: all).
+    turn_tools: Option<Vec<String>>,
+    turn_model: Option<String>,
+    /// Why the turn is narrowed (`/review`), for the refusal.
+    turn_source: String,
+}
+
+/// The narrowing of one run; empty by default (nothing changes).
+#[derive(Debug, Default)]
+pub struct Scope(Mutex<Inner>);
+
+fn covers(list: &[String], tool: &str) -> bool {
+    list.iter().any(|t| {
+        t == tool
+            || (t.starts_with("mcp__") && tool.starts_with(t) && tool[t.len()..].starts_with("__"))
+    })
+}
+
+impl Scope {
+    fn get(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A custom sub-agent: these tools and instructions for the whole run.
+    pub fn set_agent(&self, name: &str, tools: Option<Vec<String>>, prompt: &str) {
+        let mut g = self.get();
+        g.run_tools = tools;
+        g.run_prompt = Some((name.to_string(), prompt.to_string()));
+    }
+
+    /// A custom command's turn: `tools` (None: all) and `model` until [`Scope::end_turn`].
+    pub fn begin_turn(&self, source: &str, tools: Option<Vec<String>>, model: Option<String>) {
+        let mut g = self.get();
+        g.turn_tools = tools;
+        g.turn_model = model;
+        g.turn_source = source.to_string();
+    }
+
+    pub fn end_turn(&self) {
+        let mut g = self.get();
+        g.turn_tools = None;
+        g.turn_model = None;
+        g.turn_source.clear();
+    }
+
+    /// Whether `tool` may run now; Err is the refusal for the model.
+    pub fn allows(&self, tool: &str) -> Result<(), String> {
+        let g = self.get();
+        if let Some(t) = &g.run_tools {
+            if !covers(t, tool) {
+                let who = g.run_prompt.as_ref().map_or("", |(n, _)| n.as_str());
+                return Err(format!(
+                    "the tool {tool} is not available to the agent {who} (its tools: {})",
+                    t.join(", ")
+                ));
+            }
+        }
+        if let Some(t) = &g.turn_tools {
+            if !covers(t, tool) {
+                return Err(format!(
+                    "the tool {tool} is not available in this {} turn (its allowed-tools: {})",
+                    g.turn_source,
+                    t.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn narrowed(&self) -> bool {
+        let g = self.get();
+        g.run_tools.is_some() || g.turn_tools.is_some()
+    }
+
+    /// The request's tools array without the tools outside the set.
+    pub fn tools_json<'a>(&self, all: Cow<'a, str>) -> Cow<'a, str> {
+        if !self.narrowed() {
+            return all;
+        }
+        let Ok(serde_json::Value::Array(items)) = serde_json::from_str(&all) else {
+            return all;
+        };
+        let kept: Vec<serde_json::Value> = items
+            .into_iter()
+            .filter(|t| {
+                t.get("name")
+                    .and_then(|n| n.as_str())
+                    .is_some_and(|n| self.allows(n).is_ok())
+            })
+            .collect();
+        Cow::Owned(serde_json::Value::Array(kept).to_string())
+    }
+
+    /// The provider config of this turn (another model for a command with `model`).
+    pub fn provider<'a>(&self, p: &'a ProviderConfig) -> Cow<'a, ProviderConfig> {
+        match &self.get().turn_model {
+            Some(m) if *m != p.model => {
+                let mut c = p.clone();
+                c.model = m.clone();
+                Cow::Owned(c)
+            }
+            _ => Cow::Borrowed(p),
+        }
+    }
+
+    /// A custom sub-agent's instructions as the prompt's last section ("" for others).
+    pub fn prompt_section(&self) -> String {
+        match &self.get().run_prompt {
+            Some((name, text)) if !text.is_empty() => format!(
+                "\n<agent-instructions name={}>\n{text}\n</agent-instructions>",
+                crate::util::jsonl::quote(name)
+            ),
+            _ => String::new(),
+        }
+    }
+}
+
+/// The tools an `allowed-tools` list offers: each rule's tool (`Bash(git:*)` → Bash);
+/// an `Edit` rule covers Write too and a `Read` rule Glob and Grep, as the permission
+/// rules do.
+pub fn tools_of_rules(rules: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in rules {
+        let tool = r.split('(').next().unwrap_or(r).trim();
+        let extra: &[&str] = match tool {
+            "Edit" => &["Write"],
+            "Read" => &["Glob", "Grep"],
+            _ => &[],
+        };
+        for t in std::iter::once(tool).chain(extra.iter().copied()) {
+            if !out.iter().any(|o| o == t) {
+                out.push(t.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrowing_filters_tools_and_refuses_others() {
+        let s = Scope::default();
+        let all = Cow::Borrowed(r#"[{"name":"Read"},{"name":"Bash"},{"name":"mcp__fs__ls"}]"#);
+        assert!(matches!(s.tools_json(all.clone()), Cow::Borrowed(_)));
+        s.begin_turn(
+            "/x",
+            Some(tools_of_rules(&["Bash(git:*)".into(), "mcp__fs".into()])),
+            None,
+        );
+        assert_eq!(
+            s.tools_json(all.clone()),
+            r#"[{"name":"Bash"},{"name":"mcp__fs__ls"}]"#
+        );
+        assert!(s.allows("Read").unwrap_err().contains("/x turn"));
+        s.end_turn();
+        s.set_agent("rev", Some(vec!["Read".into()]), "Be brief.");
+        assert_eq!(s.tools_json(all), r#"[{"name":"Read"}]"#);
+        assert!(s.allows("Bash").unwrap_err().contains("agent rev"));
+        assert!(s
+            .prompt_section()
+            .contains("<agent-instructions name=\"rev\">\nBe brief.\n"));
+        assert_eq!(
+            tools_of_rules(&["Edit(src/**)".into()]),
+            vec!["Edit", "Write"]
+        );
+    }
+}

@@ -1,0 +1,293 @@
+//! Issue 25 items 3 and 4 through the real binary and the scripted model: custom slash
+//! commands (`.claude/commands`, `.bash-agent/commands`, project then user folder) from a
+//! one-shot prompt and through a --listen run's FIFO, with `$1`/`$ARGUMENTS`, `@file`,
+//! `` !`cmd` ``, `allowed-tools` (the tools sent and a refused call) and `model`; custom
+//! sub-agents (`.claude/agents`) started by SubAgent's `subagent_type`, with their tools,
+//! model and instructions in the child's request and the list in the parent's prompt. Bad
+//! input: broken frontmatter (reported with the path, the rest works), a missing `$2` (no
+//! request), a built-in's name, an unknown agent name (a tool error naming the known ones).
+use crate::support::checks::*;
+use crate::support::*;
+use serde_json::Value;
+use std::fs;
+use std::process::Stdio;
+
+fn write(path: &std::path::Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn tool_names(req: &Value) -> Vec<String> {
+    req["body"]["tools"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|t| t["name"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn last_user(req: &Value) -> String {
+    req["body"]["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .map(|m| m.to_string())
+        .unwrap_or_default()
+}
+
+/// The project's commands: /greet (everything), a broken one, one named like a built-in;
+/// and a namespaced user command under `$BASH_AGENT_HOME/.bash-agent/commands/git/`.
+fn commands(env: &Env) {
+    write(
+        &env.cwd.join(".claude/commands/greet.md"),
+        "---\ndescription: Greet someone\nargument-hint: <name> <greeting>\nallowed-tools: Bash(echo:*), Read\nmodel: greet-model\n---\nGreet $1 with $2 (all: $ARGUMENTS).\nShell says: !`echo SHELL-OUT-$((40+2))`\nSee @notes.txt\n",
+    );
+    write(&env.cwd.join("notes.txt"), "NOTE-CONTENT-9\n");
+    write(
+        &env.cwd.join(".claude/commands/broken.md"),
+        "---\ndescription: no end\n",
+    );
+    write(&env.cwd.join(".bash-agent/commands/help.md"), "Mine.\n");
+    write(
+        &env.home.join(".bash-agent/commands/git/log.md"),
+        "Summarise the log.\n",
+    );
+}
+
+#[test]
+fn one_shot_custom_command_expands_and_narrows_its_turn() {
+    let env = Env::new();
+    commands(&env);
+    let script = serde_json::json!([
+        {"when": "Greet Ann", "tool_calls": [
+            {"name": "Write", "id": "w1", "input": {"file_path": "pwned.txt", "content": "x"}}]},
+        {"text": "done.", "repeat": true}
+    ]);
+    let mock = Mock::start(&script.to_string());
+    let o = env.agent(&mock.base("claude"), "claude", &["/greet Ann \"good day\""]);
+    let err = stderr(&o);
+    expect_code(&o, 0);
+    assert_no_panic(&err);
+    // Broken file and built-in clash: reported once each with the path; the rest works.
+    let broken = env.cwd.join(".claude/commands/broken.md");
+    assert_eq!(
+        err.matches(&format!(
+            "{}: skipped: broken frontmatter",
+            broken.display()
+        ))
+        .count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("has the name of a built-in command").count(),
+        1,
+        "{err}"
+    );
+
+    let reqs = mock.records();
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    let u = last_user(&reqs[0]);
+    assert!(
+        u.contains("Greet Ann with good day (all: Ann \\\"good day\\\")."),
+        "{u}"
+    );
+    assert!(u.contains("Shell says: SHELL-OUT-42"), "{u}");
+    assert!(u.contains("NOTE-CONTENT-9"), "{u}");
+    // model and allowed-tools hold for every call of the turn.
+    for r in &reqs {
+        assert_eq!(r["body"]["model"], "greet-model");
+        assert_eq!(tool_names(r), ["Read", "Bash", "Glob", "Grep"]);
+    }
+    // The model named a tool outside the set: refused, nothing written.
+    assert!(!env.cwd.join("pwned.txt").exists());
+    let conv = fs::read_to_string(
+        env.project_dir()
+            .join(session_id(&env))
+            .join("conversation.jsonl"),
+    )
+    .unwrap();
+    assert!(
+        conv.contains("the tool Write is not available in this /greet turn"),
+        "{conv}"
+    );
+
+    // The next plain turn has every tool and the run's model again (a --continue run).
+    let o = env.agent(
+        &mock.base("claude"),
+        "claude",
+        &["--continue", "plain turn"],
+    );
+    expect_code(&o, 0);
+    let last = mock.records().pop().unwrap();
+    assert_eq!(last["body"]["model"], "claude-sonnet-4-20250514");
+    assert!(tool_names(&last).len() >= 11, "{:?}", tool_names(&last));
+
+    // A user command, namespaced by its folder, with arguments appended.
+    let o = env.agent(&mock.base("claude"), "claude", &["/git:log since monday"]);
+    expect_code(&o, 0);
+    let u = last_user(&mock.records().pop().unwrap());
+    assert!(
+        u.contains("Summarise the log.\\n\\nARGUMENTS: since monday"),
+        "{u}"
+    );
+}
+
+fn session_id(env: &Env) -> String {
+    fs::read_dir(env.project_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| {
+            !n.starts_with('.') && !n.starts_with("sub_") && env.project_dir().join(n).is_dir()
+        })
+        .unwrap()
+}
+
+#[test]
+fn missing_argument_and_unknown_command_send_nothing() {
+    let env = Env::new();
+    commands(&env);
+    let mock = Mock::start(r#"[{"text":"done.","repeat":true}]"#);
+    let o = env.agent(&mock.base("claude"), "claude", &["/greet Ann"]);
+    expect_code(&o, 1);
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        all.contains("Error: /greet needs argument $2 but 1 was given (usage: /greet <name> <greeting>); nothing was sent"),
+        "{all}"
+    );
+    assert_no_panic(&all);
+    let o = env.agent(&mock.base("claude"), "claude", &["/greeet Ann"]);
+    expect_code(&o, 1);
+    assert!(
+        stdout(&o).contains("Unknown command /greeet")
+            || stderr(&o).contains("Unknown command /greeet")
+    );
+    assert_eq!(mock.records().len(), 0);
+}
+
+#[test]
+fn listen_fifo_input_expands_custom_commands() {
+    let env = Env::new();
+    commands(&env);
+    let mock = Mock::start(r#"[{"text":"ok.","repeat":true}]"#);
+    let mut c = env.cmd();
+    c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
+        .args(["--api-key", "sk-test-PLANTED", "--session", "L", "--listen"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let _agent = Guard(c.spawn().unwrap());
+    let fifo = env.session_dir("L").join("input.fifo");
+    wait_until("the agent to serve input.fifo", 20, || {
+        bash_agent::ipc::client::has_reader(&fifo)
+    });
+    let o = env
+        .cmd()
+        .args(["--session", "L", "--send", "/greet Bob hi", "--wait"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reqs = mock.records();
+    let u = last_user(reqs.last().unwrap());
+    assert!(u.contains("Greet Bob with hi"), "{u}");
+    assert_eq!(reqs.last().unwrap()["body"]["model"], "greet-model");
+}
+
+#[test]
+fn custom_sub_agent_runs_with_its_tools_model_and_instructions() {
+    let env = Env::new();
+    write(
+        &env.cwd.join(".claude/agents/reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews changes\ntools: Read, Grep\nmodel: reviewer-model\n---\nREVIEWER-BODY-7: review carefully.\n",
+    );
+    write(
+        &env.cwd.join(".bash-agent/agents/bad.md"),
+        "---\nname bad\n---\n",
+    );
+    let calls = serde_json::json!([
+        {"name": "SubAgent", "id": "s1", "input": {"prompt": "CHILD-JOB", "description": "review", "subagent_type": "reviewer"}},
+        {"name": "SubAgent", "id": "s2", "input": {"prompt": "OTHER-JOB", "subagent_type": "nosuch"}}
+    ]);
+    let script = serde_json::json!([
+        {"when": "SPAWN-PARENT", "tool_calls": calls},
+        {"when": "REVIEWER-BODY-7", "tool_calls": [
+            {"name": "Bash", "id": "b1", "input": {"command": "echo x > pwned.txt"}}]},
+        {"when": "REVIEWER-BODY-7", "text": "child done", "repeat": true},
+        {"text": "parent noted", "repeat": true}
+    ]);
+    let mock = Mock::start(&script.to_string());
+    let errlog = env.dir.path().join("stderr.log");
+    let mut agent = Guard(
+        env.cmd()
+            .args(["--provider", "claude", "--base-url", &mock.base("claude")])
+            .args([
+                "--api-key",
+                "sk-sub",
+                "--session",
+                "P",
+                "SPAWN-PARENT: review",
+            ])
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(&errlog).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let st = wait_timeout(&mut agent, 60);
+    let err = fs::read_to_string(&errlog).unwrap();
+    assert_eq!(st.code(), Some(0), "{err}");
+    assert_no_panic(&err);
+    let bad = env.cwd.join(".bash-agent/agents/bad.md");
+    assert!(
+        err.contains(&format!("{}: skipped: broken frontmatter", bad.display())),
+        "{err}"
+    );
+
+    let reqs = mock.records();
+    let parent_sys = reqs[0]["body"]["system"].as_str().unwrap().to_string();
+    assert!(
+        parent_sys.contains("<custom-agents>\nNamed helpers")
+            && parent_sys
+                .contains("\n- reviewer: Reviews changes (tools: Read, Grep)\n</custom-agents>"),
+        "{parent_sys}"
+    );
+    let child: Vec<&Value> = reqs
+        .iter()
+        .filter(|r| {
+            r["body"]["system"]
+                .as_str()
+                .unwrap_or("")
+                .contains("REVIEWER-BODY-7")
+        })
+        .collect();
+    assert_eq!(child.len(), 2, "{reqs:?}");
+    for r in &child {
+        let sys = r["body"]["system"].as_str().unwrap();
+        assert!(sys.ends_with("<agent-instructions name=\"reviewer\">\nREVIEWER-BODY-7: review carefully.\n</agent-instructions>"), "{sys}");
+        assert!(!sys.contains("<custom-agents>"));
+        assert_eq!(r["body"]["model"], "reviewer-model");
+        assert_eq!(tool_names(r), ["Read", "Grep"]);
+    }
+    // The child's Bash call was refused; it stayed in its tools.
+    assert!(!env.cwd.join("pwned.txt").exists());
+    let sub = fs::read_dir(env.project_dir())
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("sub_"))
+        .unwrap()
+        .path();
+    let conv = fs::read_to_string(sub.join("conversation.jsonl")).unwrap();
+    assert!(
+        conv.contains(
+            "the tool Bash is not available to the agent reviewer (its tools: Read, Grep)"
+        ),
+        "{conv}"
+    );
+    // The unknown name: a tool error naming the known agents; only one child started.
+    let parent = env.read("P", "conversation.jsonl");
+    assert!(
+        parent.contains("unknown subagent_type \\\"nosuch\\\"; the known agents are: reviewer"),
+        "{parent}"
+    );
+    assert_eq!(parent.matches("Sub-agent started").count(), 1, "{parent}");
+}

@@ -1,0 +1,109 @@
+//! Custom slash commands in a real terminal (tmux) against the scripted model: a project
+//! command in the palette (with its argument hint and description) and Tab completion, in
+//! `/help`, a built-in's name reported once at start, a missing `$1` refused with no
+//! request, the command run with its arguments substituted, and a `` !`cmd` `` asked
+//! about (refused: nothing sent) unless its `allowed-tools` allow it.
+use crate::interactive_e2e::{have_tmux, Run, Tmux};
+use crate::support::*;
+
+#[test]
+fn custom_command_in_palette_help_and_run() {
+    if !have_tmux() {
+        return;
+    }
+    let env = Env::new();
+    let dir = env.cwd.join(".claude/commands");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("greet.md"),
+        "---\ndescription: Greet someone\nargument-hint: <name>\n---\nGreet $1 warmly.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("status.md"), "Not the built-in.\n").unwrap();
+    // `!` commands go through the permission gate: asked (and refused) without
+    // allowed-tools, run at once with it.
+    std::fs::write(dir.join("mk.md"), "Made: !`touch made.txt`\n").unwrap();
+    std::fs::write(
+        dir.join("mk2.md"),
+        "---\nallowed-tools: Bash(touch:*)\n---\nMade: !`touch made2.txt`\n",
+    )
+    .unwrap();
+    let mock = Mock::start(r#"[{"text":"Answer.","repeat":true}]"#);
+    let t = Tmux {
+        sock: env.dir.path().join("tmux.sock"),
+    };
+    let run = Run::start(&t, &env, "cc", &mock.base("claude"));
+    let w = run.name.as_str();
+    let diag = || {
+        format!(
+            "screen:\n{}\nrequests: {}",
+            t.screen(w),
+            mock.requests().len()
+        )
+    };
+    let wait = |what: &str, cond: &dyn Fn() -> bool| wait_until_or(what, 30, cond, diag);
+    let shows = |what: &str| wait(what, &|| t.screen(w).contains(what));
+    wait("the prompt", &|| t.last_line(w) == ">");
+    // The clash with /status: said once at start.
+    assert_eq!(
+        t.screen(w)
+            .matches("has the name of a built-in command")
+            .count(),
+        1,
+        "{}",
+        diag()
+    );
+
+    // The palette shows it; Tab completes the name.
+    t.type_text(w, "/gr");
+    shows("<name> — Greet someone (project)");
+    t.keys(w, &["Tab"]);
+    wait("the completed name", &|| t.last_line(w) == "> /greet");
+    t.keys(w, &["C-u"]);
+    wait("an empty line", &|| t.last_line(w) == ">");
+
+    // /help lists it under the custom commands.
+    t.type_text(w, "/help");
+    t.keys(w, &["Enter"]);
+    shows("Custom commands (.claude/commands, .bash-agent/commands):");
+    shows("/greet <name>");
+    wait("the prompt", &|| t.last_line(w) == ">");
+
+    // A missing $1: an error, no request.
+    t.type_text(w, "/greet");
+    t.keys(w, &["Enter"]);
+    shows("Error: /greet needs argument $1 but none was given");
+    wait("the prompt", &|| t.last_line(w) == ">");
+    assert_eq!(mock.requests().len(), 0, "{}", diag());
+
+    // Run with an argument: the body goes to the model.
+    t.type_text(w, "/greet Ann");
+    t.keys(w, &["Enter"]);
+    wait("the request", &|| mock.requests().len() == 1);
+    shows("Answer.");
+    let req = &mock.requests()[0];
+    assert!(
+        req["body"]["messages"]
+            .to_string()
+            .contains("Greet Ann warmly."),
+        "{req}"
+    );
+    wait("the prompt", &|| t.last_line(w) == ">");
+
+    t.type_text(w, "/mk");
+    t.keys(w, &["Enter"]);
+    shows("[n] no, and tell the agent why");
+    t.type_text(w, "n not now");
+    t.keys(w, &["Enter"]);
+    shows("Error: /mk: !`touch made.txt` was not run:");
+    wait("the prompt", &|| t.last_line(w) == ">");
+    assert!(!env.cwd.join("made.txt").exists());
+    assert_eq!(mock.requests().len(), 1, "{}", diag());
+    t.type_text(w, "/mk2");
+    t.keys(w, &["Enter"]);
+    wait("the second request", &|| mock.requests().len() == 2);
+    assert!(env.cwd.join("made2.txt").exists());
+    wait("the prompt", &|| t.last_line(w) == ">");
+    t.keys(w, &["C-d"]);
+    wait("the exit", &|| run.rc().is_some());
+}
