@@ -8,12 +8,14 @@ use rusqlite::{params, Connection, TransactionBehavior};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-/// Bump when the tables or the extracted text change.
-pub const SCHEMA_VERSION: i64 = 2;
+/// Bump when the tables or the extracted text change. 3: a message refers to its file by
+/// the file's row id (the path, project and session are stored once, in `files`).
+pub const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS files(
-  path TEXT PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
   project TEXT NOT NULL,
   session TEXT NOT NULL,
   inode INTEGER NOT NULL,
@@ -27,15 +29,12 @@ CREATE TABLE IF NOT EXISTS files(
 );
 CREATE TABLE IF NOT EXISTS messages(
   id INTEGER PRIMARY KEY,
-  file TEXT NOT NULL,
-  project TEXT NOT NULL,
-  session TEXT NOT NULL,
+  file_id INTEGER NOT NULL,
   line_no INTEGER NOT NULL,
   offset INTEGER NOT NULL,
   type TEXT NOT NULL,
   text TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS messages_file ON messages(file);
 CREATE INDEX IF NOT EXISTS files_project ON files(project);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
   text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
@@ -48,6 +47,9 @@ CREATE TRIGGER IF NOT EXISTS messages_au AFTER UPDATE ON messages BEGIN
   INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
 END;
 ";
+
+/// The messages of a file (re-indexing, forgetting); dropped during a first build.
+const FILE_INDEX: &str = "CREATE INDEX IF NOT EXISTS messages_file ON messages(file_id);";
 
 /// Keeps the full-text index in step with inserted rows (dropped during a first build).
 const INSERT_TRIGGER: &str = "
@@ -153,6 +155,7 @@ impl Index {
         if v != SCHEMA_VERSION {
             tx.execute_batch(DROP)?;
             tx.execute_batch(SCHEMA)?;
+            tx.execute_batch(FILE_INDEX)?;
             tx.execute_batch(INSERT_TRIGGER)?;
             tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;
         }
@@ -264,7 +267,9 @@ impl Index {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(err)?;
         if bulk {
-            tx.execute_batch("DROP TRIGGER messages_ai").map_err(err)?;
+            // The file index too is built once at the end (a sort) rather than row by row.
+            tx.execute_batch("DROP TRIGGER messages_ai; DROP INDEX messages_file")
+                .map_err(err)?;
         }
         for t in &plan.todo {
             sync_in(&tx, &t.file, &t.key, &t.project, &t.session, &mut st)?;
@@ -274,7 +279,7 @@ impl Index {
         }
         if bulk {
             tx.execute_batch(&format!(
-                "INSERT INTO messages_fts(messages_fts) VALUES('rebuild'); {INSERT_TRIGGER}"
+                "INSERT INTO messages_fts(messages_fts) VALUES('rebuild'); {INSERT_TRIGGER} {FILE_INDEX}"
             ))
             .map_err(err)?;
         }
@@ -324,10 +329,11 @@ impl Index {
         let mut q = self
             .conn
             .prepare(
-                "SELECT m.project, m.session, m.type, m.line_no, m.offset,
+                "SELECT f.project, f.session, m.type, m.line_no, m.offset,
                         snippet(messages_fts, 0, ?4, ?5, '…', 16)
                  FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-                 WHERE messages_fts MATCH ?1 AND (?2 IS NULL OR m.project = ?2)
+                   JOIN files f ON f.id = m.file_id
+                 WHERE messages_fts MATCH ?1 AND (?2 IS NULL OR f.project = ?2)
                  ORDER BY rank, m.id DESC LIMIT ?3",
             )
             .map_err(err)?;

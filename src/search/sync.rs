@@ -2,7 +2,7 @@
 //! the bytes before the recorded offset are still the same (else re-index from 0), and
 //! the reading and indexing of only the new complete lines.
 use super::index::{err, SyncStats};
-use super::writer::{Run, Writer};
+use super::writer::{Ev, Fields, Run, Writer};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
@@ -22,9 +22,11 @@ pub(crate) fn stamp(meta: &std::fs::Metadata) -> (i64, i64, i64) {
 }
 
 pub(crate) fn forget_in(tx: &Transaction, path: &str) -> Result<(), String> {
-    tx.prepare_cached("DELETE FROM messages WHERE file = ?1")
-        .and_then(|mut q| q.execute([path]))
-        .map_err(err)?;
+    tx.prepare_cached(
+        "DELETE FROM messages WHERE file_id = (SELECT id FROM files WHERE path = ?1)",
+    )
+    .and_then(|mut q| q.execute([path]))
+    .map_err(err)?;
     tx.prepare_cached("DELETE FROM files WHERE path = ?1")
         .and_then(|mut q| q.execute([path]))
         .map_err(err)?;
@@ -33,7 +35,7 @@ pub(crate) fn forget_in(tx: &Transaction, path: &str) -> Result<(), String> {
 
 pub(crate) fn row(conn: &Connection, path: &str) -> rusqlite::Result<Option<FileRow>> {
     conn.prepare_cached(
-        "SELECT inode, size, mtime, offset, line_no, tail_hash, run_id, run_type
+        "SELECT inode, size, mtime, offset, line_no, tail_hash, run_id, run_type, id
          FROM files WHERE path = ?1",
     )?
     .query_row([path], |r| {
@@ -46,6 +48,7 @@ pub(crate) fn row(conn: &Connection, path: &str) -> rusqlite::Result<Option<File
             tail_hash: r.get(5)?,
             run_id: r.get(6)?,
             run_type: r.get(7)?,
+            id: r.get(8)?,
         })
     })
     .optional()
@@ -68,21 +71,43 @@ pub(crate) fn sync_in(
     };
     let meta = f.metadata().map_err(err)?;
     let (inode, _, mtime) = stamp(&meta);
-    let mut row = row(tx, key).map_err(err)?.unwrap_or_default();
+    let mut row = match row(tx, key).map_err(err)? {
+        Some(r) => r,
+        // A new file: its row first, for the id its messages refer to (the values are
+        // set at the end of this sync, in the same transaction).
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO files(path, project, session, inode, size, mtime, offset, line_no, tail_hash)
+                 VALUES (?1, ?2, ?3, ?4, 0, 0, 0, 0, 0)",
+            )
+            .and_then(|mut q| q.execute(params![key, project, session, inode]))
+            .map_err(err)?;
+            FileRow {
+                inode,
+                id: tx.last_insert_rowid(),
+                ..FileRow::default()
+            }
+        }
+    };
+    // Only a recorded offset makes the check read (and move the file's position).
+    let moved = row.offset > 0;
     let fresh = row.inode != inode || !tail_matches(&mut f, row.offset as u64, row.tail_hash);
     if fresh && row.offset > 0 {
         st.reindexed += 1;
     }
     if fresh {
-        tx.prepare_cached("DELETE FROM messages WHERE file = ?1")
-            .and_then(|mut q| q.execute([key]))
+        tx.prepare_cached("DELETE FROM messages WHERE file_id = ?1")
+            .and_then(|mut q| q.execute([row.id]))
             .map_err(err)?;
         row = FileRow {
             inode,
+            id: row.id,
             ..FileRow::default()
         };
     }
-    f.seek(SeekFrom::Start(row.offset as u64)).map_err(err)?;
+    if moved {
+        f.seek(SeekFrom::Start(row.offset as u64)).map_err(err)?;
+    }
     let mut buf = Vec::with_capacity(meta.len().saturating_sub(row.offset as u64) as usize);
     f.read_to_end(&mut buf).map_err(err)?;
     // The size recorded is the one read: bytes appended after this read change it.
@@ -92,10 +117,9 @@ pub(crate) fn sync_in(
     st.bytes_read += complete as u64;
     let mut w = Writer {
         tx,
-        key,
-        project,
-        session,
+        file_id: row.id,
         run: None,
+        insert: None,
     };
     if let (Some(id), Some(t)) = (row.run_id, row.run_type.clone()) {
         let text: Option<String> = tx
@@ -123,46 +147,48 @@ pub(crate) fn sync_in(
         if t.is_empty() {
             continue;
         }
-        // Most events (usage, stop, tool timing…) hold no searchable text: a scan that
-        // reads only `type` tells them apart without building the whole value.
-        if let Ok(k) = serde_json::from_str::<Kind>(t)
-            .map_err(|_| ())
-            .and_then(|k| if t.starts_with('{') { Ok(k) } else { Err(()) })
-        {
-            if !super::writer::is_searchable(&k.ty) {
-                w.skip().map_err(err)?;
+        // Most events (usage, stop, tool timing…) hold no searchable text, and the others
+        // are read through borrowed fields; only a line that read cannot take is parsed
+        // into a whole value.
+        if t.starts_with('{') {
+            if let Ok(ev) = serde_json::from_str::<Ev>(t) {
+                if super::writer::is_searchable(&ev.ty) {
+                    st.messages += w.line(Fields::Typed(&ev), line_no, at).map_err(err)?;
+                } else {
+                    w.skip().map_err(err)?;
+                }
                 continue;
             }
         }
         match serde_json::from_str::<Value>(t) {
             Ok(v) if v.get("type").and_then(Value::as_str).is_some() => {
-                st.messages += w.line(&v, line_no, at).map_err(err)?;
+                st.messages += w.line(Fields::Value(&v), line_no, at).map_err(err)?;
             }
             _ => st.bad_lines += 1,
         }
     }
     let (run_id, run_type) = w.flush().map_err(err)?;
-    let tail = tail_hash(&mut f, pos as u64).map_err(err)?;
+    // The bytes before the new offset are in memory unless fewer than TAIL were read.
+    let start = row.offset as u64;
+    let tail = match (pos as u64).checked_sub(TAIL) {
+        Some(from) if from >= start => {
+            let (a, b) = ((from - start) as usize, (pos as u64 - start) as usize);
+            crate::util::hash::fnv64(&buf[a..b]) as i64
+        }
+        _ => tail_hash(&mut f, pos as u64).map_err(err)?,
+    };
     tx.prepare_cached(
-        "INSERT INTO files(path, project, session, inode, size, mtime, offset, line_no, tail_hash, run_id, run_type)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-         ON CONFLICT(path) DO UPDATE SET project = ?2, session = ?3, inode = ?4, size = ?5,
-           mtime = ?6, offset = ?7, line_no = ?8, tail_hash = ?9, run_id = ?10, run_type = ?11",
+        "UPDATE files SET project = ?2, session = ?3, inode = ?4, size = ?5, mtime = ?6,
+           offset = ?7, line_no = ?8, tail_hash = ?9, run_id = ?10, run_type = ?11
+         WHERE id = ?1",
     )
     .and_then(|mut q| {
         q.execute(params![
-            key, project, session, inode, size, mtime, pos, line_no, tail, run_id, run_type
+            row.id, project, session, inode, size, mtime, pos, line_no, tail, run_id, run_type
         ])
     })
     .map_err(err)?;
     Ok(())
-}
-
-/// The `type` of an event line (the rest is only validated).
-#[derive(serde::Deserialize)]
-struct Kind<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: std::borrow::Cow<'a, str>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -175,6 +201,8 @@ pub(crate) struct FileRow {
     pub(crate) tail_hash: i64,
     pub(crate) run_id: Option<i64>,
     pub(crate) run_type: Option<String>,
+    /// The row id messages refer to.
+    pub(crate) id: i64,
 }
 
 fn tail_hash(f: &mut std::fs::File, end: u64) -> std::io::Result<i64> {

@@ -2,7 +2,93 @@
 //! what text, and the joining of streamed text/thinking deltas into one message (a run that
 //! may continue in the next incremental sync).
 use rusqlite::params;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
+
+/// The fields of an event the index reads, borrowed from the line (no tree of values). A
+/// line this cannot take (a field that is not a string, a duplicate key) is read as a
+/// [`Value`] instead, so the text indexed is the same either way.
+#[derive(Deserialize)]
+pub(crate) struct Ev<'a> {
+    #[serde(rename = "type", borrow)]
+    pub(crate) ty: Cow<'a, str>,
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    description: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    prompt: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    output: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Raw<'a>,
+}
+
+/// A value kept as its text; `null` too (an `Option` would read it as absent).
+#[derive(Default)]
+struct Raw<'a>(Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(d).map(|r| Raw(Some(r)))
+    }
+}
+
+/// One event: read typed, or as a whole value.
+pub(crate) enum Fields<'a> {
+    Typed(&'a Ev<'a>),
+    Value(&'a Value),
+}
+
+impl Fields<'_> {
+    fn ty(&self) -> &str {
+        match self {
+            Fields::Typed(e) => &e.ty,
+            Fields::Value(v) => v.get("type").and_then(Value::as_str).unwrap_or(""),
+        }
+    }
+
+    /// A string field, `""` when absent (or not a string).
+    fn s(&self, k: &str) -> &str {
+        match self {
+            Fields::Typed(e) => {
+                let f = match k {
+                    "content" => &e.content,
+                    "name" => &e.name,
+                    "description" => &e.description,
+                    "prompt" => &e.prompt,
+                    "text" => &e.text,
+                    "output" => &e.output,
+                    "message" => &e.message,
+                    _ => &None,
+                };
+                f.as_deref().unwrap_or("")
+            }
+            Fields::Value(v) => v.get(k).and_then(Value::as_str).unwrap_or(""),
+        }
+    }
+
+    /// `input` as compact JSON (as `Value::to_string` writes it), `""` when absent.
+    fn input(&self) -> String {
+        match self {
+            Fields::Typed(e) => e
+                .input
+                .0
+                .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            Fields::Value(v) => v.get("input").map(Value::to_string).unwrap_or_default(),
+        }
+    }
+}
 
 /// An open run of text (or thinking) deltas, written as one message.
 pub(crate) struct Run {
@@ -16,28 +102,31 @@ pub(crate) struct Run {
 /// Writes the messages of one file's new lines inside the sync transaction.
 pub(crate) struct Writer<'a> {
     pub(crate) tx: &'a rusqlite::Transaction<'a>,
-    pub(crate) key: &'a str,
-    pub(crate) project: &'a str,
-    pub(crate) session: &'a str,
+    /// The file's row id in `files`.
+    pub(crate) file_id: i64,
     pub(crate) run: Option<Run>,
+    /// The insert statement, prepared at the first row.
+    pub(crate) insert: Option<rusqlite::CachedStatement<'a>>,
 }
 
 impl Writer<'_> {
-    fn insert(&self, line_no: i64, offset: i64, kind: &str, text: &str) -> rusqlite::Result<i64> {
-        self.tx
-            .prepare_cached(
-                "INSERT INTO messages(file, project, session, line_no, offset, type, text)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                self.key,
-                self.project,
-                self.session,
-                line_no,
-                offset,
-                kind,
-                text
-            ])?;
+    fn insert(
+        &mut self,
+        line_no: i64,
+        offset: i64,
+        kind: &str,
+        text: &str,
+    ) -> rusqlite::Result<i64> {
+        // One statement for all the file's rows (taking it from the cache and handing it
+        // back for every row cost as much as a tenth of a first build).
+        let q = match &mut self.insert {
+            Some(q) => q,
+            slot @ None => slot.insert(self.tx.prepare_cached(
+                "INSERT INTO messages(file_id, line_no, offset, type, text)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?),
+        };
+        q.execute(params![self.file_id, line_no, offset, kind, text])?;
         Ok(self.tx.last_insert_rowid())
     }
 
@@ -74,9 +163,9 @@ impl Writer<'_> {
     }
 
     /// Handle one event; returns the number of new messages.
-    pub(crate) fn line(&mut self, v: &Value, line_no: i64, offset: i64) -> rusqlite::Result<usize> {
-        let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+    pub(crate) fn line(&mut self, v: Fields, line_no: i64, offset: i64) -> rusqlite::Result<usize> {
+        let ty = v.ty();
+        let s = |k: &str| v.s(k);
         if ty == "text" || ty == "thinking" {
             let piece = strip_ansi(s("content"));
             if let Some(r) = self.run.as_mut().filter(|r| r.kind == ty) {
@@ -98,11 +187,7 @@ impl Writer<'_> {
         let text = match ty {
             "user_input" | "user_notify" => s("content").to_string(),
             "tool_result" => format!("{}: {}", s("name"), s("content")),
-            "tool_call" => format!(
-                "{} {}",
-                s("name"),
-                v.get("input").map(Value::to_string).unwrap_or_default()
-            ),
+            "tool_call" => format!("{} {}", s("name"), v.input()),
             "sub_agent_start" => format!("{}\n{}", s("description"), s("prompt")),
             "sub_agent_result" => s("text").to_string(),
             "async_task_result" => s("output").to_string(),

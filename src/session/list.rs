@@ -1,6 +1,6 @@
 //! `--list-sessions` (docs/sessions.md; sorted by last activity, newest first) and
 //! `--list-sessions --json`.
-use crate::session::store::activity;
+pub use crate::session::list_scan::entries;
 use crate::util::jsonl::Obj;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ pub fn preview(dir: &Path) -> String {
     cut_preview(line)
 }
 
-fn cut_preview(line: String) -> String {
+pub(crate) fn cut_preview(line: String) -> String {
     if line.chars().count() > 60 {
         let cut: String = line.chars().take(57).collect();
         format!("{cut}...")
@@ -36,7 +36,7 @@ fn cut_preview(line: String) -> String {
 /// The first non-blank line of a file (as `str::lines` splits it, lossy UTF-8), read in
 /// small chunks: an unfinished line is enough once it has more characters than a preview
 /// shows (one more than the cut, and one for a `\r` that may end it).
-fn first_line(mut f: fs::File) -> String {
+pub(crate) fn first_line(mut f: fs::File) -> String {
     use std::io::Read;
     const CHUNK: usize = 4096;
     const ENOUGH: usize = 62;
@@ -79,129 +79,54 @@ fn first_line(mut f: fs::File) -> String {
     }
 }
 
-/// Every session folder of a project, newest activity first (ties by name).
-///
-/// Per session the list needs one stat (events.jsonl, else the folder) and the first
-/// bytes of summary.txt, nothing else: both are looked up relative to the project
-/// folder's descriptor (no path resolution from `/` per file), on two threads when the
-/// project has many sessions.
-pub fn entries(project_dir: &Path) -> Option<Vec<Entry>> {
-    let rd = fs::read_dir(project_dir).ok()?;
-    let names: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.'))
-        .collect();
-    let dir = fs::File::open(project_dir).ok();
-    let row = |name: &String| -> Entry {
-        let path = project_dir.join(name);
-        let (last_activity, sort_key, preview) = match &dir {
-            Some(d) => {
-                let (a, k) = at::activity(d, name).unwrap_or_else(|| activity(&path));
-                (
-                    a,
-                    k,
-                    cut_preview(at::summary(d, name).map(first_line).unwrap_or_default()),
-                )
-            }
-            None => {
-                let (a, k) = activity(&path);
-                (a, k, preview(&path))
-            }
-        };
-        Entry {
-            name: name.clone(),
-            path,
-            last_activity,
-            sort_key,
-            preview,
-        }
-    };
-    let mut out: Vec<Entry> = if names.len() < 256 {
-        names.iter().map(row).collect()
-    } else {
-        let half = names.len() / 2;
-        let (a, b) = names.split_at(half);
-        std::thread::scope(|s| {
-            let other = s.spawn(|| b.iter().map(row).collect::<Vec<_>>());
-            let mut first: Vec<Entry> = a.iter().map(row).collect();
-            match other.join() {
-                Ok(rest) => first.extend(rest),
-                Err(_) => first.extend(b.iter().map(row)),
-            }
-            first
-        })
-    };
-    out.sort_by(|a, b| {
-        b.sort_key
-            .cmp(&a.sort_key)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    Some(out)
-}
-
-/// Lookups relative to the project folder's descriptor.
-mod at {
-    use nix::fcntl::{openat, AtFlags, OFlag};
-    use nix::sys::stat::{fstatat, Mode, SFlag};
-    use std::fs::File;
-    use std::os::fd::{AsRawFd, FromRawFd};
-
-    /// [`crate::session::store::activity`] for `<dir>/<name>`; `None` when neither
-    /// events.jsonl nor the folder can be stat'ed this way.
-    pub fn activity(dir: &File, name: &str) -> Option<(i64, i128)> {
-        let fd = Some(dir.as_raw_fd());
-        let ev = fstatat(
-            fd,
-            format!("{name}/events.jsonl").as_str(),
-            AtFlags::empty(),
-        )
-        .ok();
-        let st = match ev {
-            Some(st) if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG => {
-                st
-            }
-            _ => fstatat(fd, name, AtFlags::empty()).ok()?,
-        };
-        Some((
-            st.st_mtime,
-            st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128,
-        ))
-    }
-
-    /// `<dir>/<name>/summary.txt`, opened for reading.
-    pub fn summary(dir: &File, name: &str) -> Option<File> {
-        let fd = openat(
-            Some(dir.as_raw_fd()),
-            format!("{name}/summary.txt").as_str(),
-            OFlag::O_RDONLY | OFlag::O_CLOEXEC,
-            Mode::empty(),
-        )
-        .ok()?;
-        // SAFETY: `openat` just returned this descriptor and nothing else owns it.
-        Some(unsafe { File::from_raw_fd(fd) })
-    }
-}
-
 /// The exact text output.
 pub fn render_text(project_dir: &Path) -> String {
     let Some(list) = entries(project_dir) else {
         return "No sessions found.\n".into();
     };
-    let mut s = format!("{:<40} {:<16} {}\n", "NAME", "MODIFIED", "PREVIEW");
+    let mut s =
+        String::with_capacity(64 + list.iter().map(|e| 60 + e.preview.len()).sum::<usize>());
+    push_row(&mut s, "NAME", "MODIFIED", "PREVIEW");
     if list.is_empty() {
         s.push_str("No sessions found.\n");
     }
+    // Rows of the same second (sessions made together) share one conversion.
+    let (mut when, mut secs) = (String::with_capacity(16), None);
     for e in list {
-        s.push_str(&format!(
-            "{:<40} {:<16} {}\n",
-            e.name,
-            crate::util::time::local_minute(e.last_activity),
-            e.preview
-        ));
+        if secs != Some(e.last_activity) {
+            when.clear();
+            crate::util::time::push_local_minute(&mut when, e.last_activity);
+            secs = Some(e.last_activity);
+        }
+        push_row(&mut s, &e.name, &when, &e.preview);
     }
     s
+}
+
+/// `format!("{:<40} {:<16} {}\n", name, when, preview)` without the formatting machinery
+/// (a listing of 10,000 sessions spent most of its own time padding one character at a time).
+fn push_row(s: &mut String, name: &str, when: &str, preview: &str) {
+    fn padded(s: &mut String, text: &str, width: usize) {
+        const SPACES: &str = "                                        ";
+        s.push_str(text);
+        let n = if text.is_ascii() {
+            text.len()
+        } else {
+            text.chars().count()
+        };
+        let mut left = width.saturating_sub(n);
+        while left > 0 {
+            let k = left.min(SPACES.len());
+            s.push_str(&SPACES[..k]);
+            left -= k;
+        }
+    }
+    padded(s, name, 40);
+    s.push(' ');
+    padded(s, when, 16);
+    s.push(' ');
+    s.push_str(preview);
+    s.push('\n');
 }
 
 /// One JSON array for scripts.
@@ -235,6 +160,24 @@ pub fn render_json(project_dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn rows_are_the_formatted_ones() {
+        for (name, when, preview) in [
+            ("a", "2026-01-01 00:00", "p"),
+            ("", "", ""),
+            ("é".repeat(39).as_str(), "x", "y"),
+            (
+                "n".repeat(41).as_str(),
+                "2026-01-01 00:00 extra",
+                "long preview",
+            ),
+        ] {
+            let mut s = String::new();
+            push_row(&mut s, name, when, preview);
+            assert_eq!(s, format!("{name:<40} {when:<16} {preview}\n"));
+        }
+    }
+
     #[test]
     fn text_format() {
         let d = tempfile::tempdir().unwrap();

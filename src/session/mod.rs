@@ -5,6 +5,8 @@ pub mod durable;
 pub mod events;
 pub mod line_meta;
 pub mod list;
+pub mod list_cache;
+pub mod list_scan;
 pub mod lock;
 pub mod paths;
 pub mod select;

@@ -2,6 +2,7 @@
 //! `--continue` selection (latest events.jsonl, `sub_*` skipped).
 use crate::util::fsx;
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -222,7 +223,9 @@ pub fn sub_dirs(dir: &Path) -> Vec<PathBuf> {
                 .collect()
         })
         .unwrap_or_default();
-    v.sort();
+    // Siblings: the order of their paths is the byte order of their names (a component-wise
+    // `Path` comparison costs a search of 1,000 sessions a third of its instructions).
+    v.sort_unstable_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
     v
 }
 

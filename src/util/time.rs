@@ -77,6 +77,39 @@ pub fn local_minute(secs: i64) -> String {
     )
 }
 
+/// [`local_minute`] appended to `s`, digits written directly (a listing formats one per
+/// session).
+pub fn push_local_minute(s: &mut String, secs: i64) {
+    let t = local(secs);
+    if !(0..=9999).contains(&t.year) {
+        s.push_str(&local_minute(secs));
+        return;
+    }
+    fn digits(s: &mut String, v: u32, n: usize) {
+        let mut b = [b'0'; 4];
+        let mut v = v;
+        for i in (0..n).rev() {
+            b[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+        s.extend(b[..n].iter().map(|&c| c as char));
+    }
+    // Fields over their width (never from localtime) go through the formatter.
+    if t.mon > 99 || t.day > 99 || t.hour > 99 || t.min > 99 {
+        s.push_str(&local_minute(secs));
+        return;
+    }
+    digits(s, t.year as u32, 4);
+    s.push('-');
+    digits(s, t.mon, 2);
+    s.push('-');
+    digits(s, t.day, 2);
+    s.push(' ');
+    digits(s, t.hour, 2);
+    s.push(':');
+    digits(s, t.min, 2);
+}
+
 /// `YYYYMMDD-HHMMSS` in local time (session ids).
 pub fn local_compact(secs: i64) -> String {
     let t = local(secs);
@@ -135,6 +168,15 @@ pub fn parse_duration(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn pushed_minute_is_the_formatted_one() {
+        for secs in [0, 59, 1_700_000_000, 1_796_396_164, 253_402_300_799, -1] {
+            let mut s = String::from("x");
+            push_local_minute(&mut s, secs);
+            assert_eq!(s, format!("x{}", local_minute(secs)), "{secs}");
+        }
+    }
+
     #[test]
     fn iso_format() {
         assert_eq!(utc_iso(0), "1970-01-01T00:00:00Z");

@@ -24,6 +24,7 @@ mod flags_validation;
 mod headless;
 mod init_e2e;
 mod instructions_e2e;
+mod list_cache;
 mod prompt_e2e;
 mod replay_parity;
 mod rewind_e2e;
