@@ -81,9 +81,11 @@ pub(crate) fn first_line(mut f: fs::File) -> String {
 
 /// The exact text output.
 pub fn render_text(project_dir: &Path) -> String {
-    let Some(list) = entries(project_dir) else {
-        return "No sessions found.\n".into();
-    };
+    crate::session::list_scan::with_rows(project_dir, render_rows)
+        .unwrap_or_else(|| "No sessions found.\n".into())
+}
+
+fn render_rows(list: &[crate::session::list_scan::Row<'_>]) -> String {
     let mut s =
         String::with_capacity(64 + list.iter().map(|e| 60 + e.preview.len()).sum::<usize>());
     push_row(&mut s, "NAME", "MODIFIED", "PREVIEW");
@@ -98,7 +100,7 @@ pub fn render_text(project_dir: &Path) -> String {
             crate::util::time::push_local_minute(&mut when, e.last_activity);
             secs = Some(e.last_activity);
         }
-        push_row(&mut s, &e.name, &when, &e.preview);
+        push_row(&mut s, e.name, &when, &e.preview);
     }
     s
 }

@@ -12,9 +12,9 @@
 //! - the sort key (events.jsonl's mtime) and the session list itself (the folder listing)
 //!   are never cached: they are read fresh on every run.
 //!
-//! The file is only ever a shortcut: missing, unreadable, of another version, truncated or
-//! garbled, it is ignored and written anew (temp + rename, no fsync: a crash leaves the old
-//! file, or at worst one that fails to parse). The name starts with a dot, so it can never
+//! The file is only ever a shortcut: missing, unreadable, of another version or truncated,
+//! it is ignored (a garbled line: that session's entry) and written anew (temp + rename, no
+//! fsync: a crash leaves the old file, or at worst one that fails to parse). The name starts with a dot, so it can never
 //! be a session name (docs/sessions.md) and the shell version's `*/` globs skip it.
 use nix::sys::stat::FileStat;
 use std::collections::HashMap;
@@ -62,7 +62,7 @@ pub struct Cached<'a> {
     pub preview: &'a str,
 }
 
-/// Read the cache of a project folder; an empty map when it is missing or not valid.
+/// Read the cache of a project folder; an empty text when it is missing or not UTF-8.
 pub fn load(project_dir: &Path) -> String {
     std::fs::read(project_dir.join(FILE))
         .ok()
@@ -70,16 +70,99 @@ pub fn load(project_dir: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// The entries of a cache file's text; empty when any line fails to parse, the header is
-/// not this version's or the closing count does not match (a truncated file).
-pub fn parse(text: &str) -> Map<'_> {
-    parse_strict(text).unwrap_or_default()
+/// The lines of a cache file, each parsed only when a session asks for it.
+///
+/// The file is written in the order of the folder listing, which stays the same while no
+/// session is added or removed: a listing then finds session `i`'s entry on line `i` and
+/// compares one name, without building a map of them all. The header and the closing
+/// count are checked at once (a file of another version or a truncated one gives no
+/// lines); a line that fails to parse is a miss for that session only.
+#[derive(Debug, Default)]
+pub struct Lines<'a> {
+    lines: Vec<&'a str>,
 }
 
-/// Recorded previews by session name.
-pub type Map<'a> = HashMap<&'a str, Cached<'a>, BuildHasherDefault<NameHasher>>;
+impl<'a> Lines<'a> {
+    /// The lines of a cache file's text; none when the header is not this version's or
+    /// the closing count does not match the lines.
+    pub fn parse(text: &'a str) -> Lines<'a> {
+        Self::split(text).unwrap_or_default()
+    }
 
-/// FNV-1a over the name: a listing looks up every session, and the names are short.
+    fn split(text: &'a str) -> Option<Lines<'a>> {
+        let body = text.strip_prefix(HEADER)?.strip_prefix('\n')?;
+        let body = body.strip_suffix('\n')?;
+        let (lines, end) = match body.rfind('\n') {
+            Some(i) => (&body[..i], &body[i + 1..]),
+            None => ("", body),
+        };
+        let count: usize = end.strip_prefix("end ")?.parse().ok()?;
+        let mut v: Vec<&str> = Vec::with_capacity(count);
+        if !lines.is_empty() {
+            let mut at = 0;
+            for i in memchr::memchr_iter(b'\n', lines.as_bytes()) {
+                v.push(&lines[at..i]);
+                at = i + 1;
+            }
+            v.push(&lines[at..]);
+        }
+        let lines = v;
+        (lines.len() == count).then_some(Lines { lines })
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The session name line `j` is for (up to its first TAB).
+    pub fn name(&self, j: usize) -> Option<&'a str> {
+        let line = *self.lines.get(j)?;
+        let t = memchr::memchr(b'\t', line.as_bytes())?;
+        (t > 0).then(|| &line[..t])
+    }
+
+    /// Whether line `j` is for the session `name` (a comparison of bytes, no search).
+    pub fn is_for(&self, j: usize, name: &str) -> bool {
+        self.lines.get(j).is_some_and(|l| {
+            l.len() > name.len() && l.as_bytes()[name.len()] == b'\t' && l.starts_with(name)
+        })
+    }
+
+    /// Line `j` whole: `name TAB stamp TAB length TAB preview`. The preview's byte length
+    /// must be the rest of the line exactly (a line cut short or joined fails).
+    pub fn entry(&self, j: usize) -> Option<Cached<'a>> {
+        let line = *self.lines.get(j)?;
+        let t = memchr::memchr(b'\t', line.as_bytes())?;
+        let b = line.as_bytes();
+        let mut c = Digits(&b[t + 1..]);
+        let summary = c.stamp()?;
+        let len = usize::try_from(c.num(b'\t')?.1).ok()?;
+        let start = b.len() - c.0.len();
+        let preview = line.get(start..)?;
+        (preview.len() == len).then_some(Cached { summary, preview })
+    }
+
+    /// Line numbers by session name (the first line of a name wins): for a listing whose
+    /// sessions are no longer in the recorded order.
+    pub fn index(&self) -> Map<'a> {
+        let mut map = Map::with_capacity_and_hasher(self.lines.len(), Default::default());
+        for j in 0..self.lines.len() {
+            if let Some(n) = self.name(j) {
+                map.entry(n).or_insert(j);
+            }
+        }
+        map
+    }
+}
+
+/// Line numbers of a cache by session name.
+pub type Map<'a> = HashMap<&'a str, usize, BuildHasherDefault<NameHasher>>;
+
+/// FNV-1a over the name: the names are short.
 #[derive(Default)]
 pub struct NameHasher(u64);
 
@@ -98,40 +181,6 @@ impl std::hash::Hasher for NameHasher {
     fn finish(&self) -> u64 {
         self.0
     }
-}
-
-fn parse_strict(text: &str) -> Option<Map<'_>> {
-    let body = text.strip_prefix(HEADER)?.strip_prefix('\n')?;
-    let body = body.strip_suffix('\n')?;
-    let (mut lines, end) = match body.rfind('\n') {
-        Some(i) => (&body[..=i], &body[i + 1..]),
-        None => ("", body),
-    };
-    let count: usize = end.strip_prefix("end ")?.parse().ok()?;
-    let mut map = Map::with_capacity_and_hasher(count, Default::default());
-    // Each line: name TAB stamp TAB length TAB preview LF. The preview's byte length
-    // lets the reader step over it instead of searching it for the line's end.
-    while !lines.is_empty() {
-        let b = lines.as_bytes();
-        let t = b.iter().position(|&c| c == b'\t' || c == b'\n')?;
-        let name = &lines[..t];
-        if b[t] != b'\t' || t == 0 {
-            return None;
-        }
-        let mut c = Digits(&b[t + 1..]);
-        let summary = c.stamp()?;
-        let len = usize::try_from(c.num(b'\t')?.1).ok()?;
-        let start = b.len() - c.0.len();
-        let preview = lines.get(start..start + len)?;
-        if b.get(start + len) != Some(&b'\n') || preview.contains('\n') {
-            return None;
-        }
-        lines = &lines[start + len + 1..];
-        if map.insert(name, Cached { summary, preview }).is_some() {
-            return None;
-        }
-    }
-    (map.len() == count).then_some(map)
 }
 
 /// Decimal numbers, each ended by a given byte.
@@ -253,18 +302,20 @@ mod tests {
             ("sub_c", Some(stamp(3)), "é…"),
         ];
         let text = render(rows.iter().map(|(n, s, p)| (*n, *s, *p)));
-        let map = parse(&text);
-        assert_eq!(map.len(), 3);
-        for (n, s, p) in rows {
+        let lines = Lines::parse(&text);
+        assert_eq!(lines.len(), 3);
+        for (j, (n, s, p)) in rows.into_iter().enumerate() {
+            assert_eq!(lines.name(j), Some(n));
             assert_eq!(
-                map.get(n),
-                Some(&Cached {
+                lines.entry(j),
+                Some(Cached {
                     summary: s,
                     preview: p
                 })
             );
+            assert_eq!(lines.index().get(n), Some(&j));
         }
-        assert!(parse(&render(std::iter::empty())).is_empty());
+        assert!(Lines::parse(&render(std::iter::empty())).is_empty());
         assert_eq!(render(std::iter::empty()), format!("{HEADER}\nend 0\n"));
     }
 
@@ -278,24 +329,45 @@ mod tests {
             text.replace("list-cache 1", "list-cache 9"),
             cut.to_string(),
             text.replace("end 2", "end 3"),
+            text[..text.len() - 1].to_string(),
+        ];
+        for (i, c) in cases.iter().enumerate() {
+            assert!(Lines::parse(c).is_empty(), "case {i}: {c:?}");
+        }
+    }
+
+    #[test]
+    fn a_damaged_line_is_a_miss_for_its_session_only() {
+        let text = render([("a", Some(stamp(1)), "x"), ("b", None, "y")].into_iter());
+        for bad in [
             text.replace("\t1\tx\n", "\n"),
             text.replace("\t1\tx\n", "\t2\tx\n"),
             text.replace("\t1\tx\n", "\t0\tx\n"),
             text.replace(" 7 ", " seven "),
             text.replace(" 7 ", " -7 ").replace("\t1 ", "\t-1 "),
-            text[..text.len() - 1].to_string(),
-            text.replace("b\t-", "a\t-"),
-        ];
-        for (i, c) in cases.iter().enumerate() {
-            assert!(parse(c).is_empty(), "case {i}: {c:?}");
+            text.replace("a\t1 ", "a\t1"),
+        ] {
+            let lines = Lines::parse(&bad);
+            assert_eq!(lines.len(), 2, "{bad:?}");
+            assert_eq!(lines.entry(0), None, "{bad:?}");
+            assert_eq!(
+                lines.entry(1),
+                Some(Cached {
+                    summary: None,
+                    preview: "y"
+                })
+            );
         }
+        // Two lines of one name: the first is the one looked up.
+        let twice = text.replace("b\t-", "a\t-");
+        assert_eq!(Lines::parse(&twice).index().get("a"), Some(&0));
     }
 
     #[test]
     fn names_a_line_cannot_hold_are_left_out() {
         let text = render([("a\tb", None, "x"), ("c", None, "y\nz"), ("d", None, "w")].into_iter());
-        let map = parse(&text);
-        assert_eq!(map.len(), 1);
-        assert!(map.contains_key("d"));
+        let lines = Lines::parse(&text);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines.name(0), Some("d"));
     }
 }

@@ -140,6 +140,19 @@ fn stale_after_a_shell_written_session() {
         .starts_with("20260101-000001-aaaa "));
     list_until_cached(&env, 3);
     assert_ne!(cache(&project), before);
+    // Rewritten in the order of the folder listing, which the next listing walks.
+    let folder: Vec<String> = std::fs::read_dir(&project)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let recorded: Vec<String> = cache(&project)
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once('\t').map(|(n, _)| n.to_string()))
+        .collect();
+    assert_eq!(recorded, folder);
     // Without a cache the same bytes.
     let cached = list(&env);
     std::fs::remove_file(project.join(".list-cache")).unwrap();
