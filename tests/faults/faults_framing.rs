@@ -9,67 +9,31 @@
 //! - a 200 MB line without a newline is dropped with an error event and does not grow the
 //!   agent's memory by 200 MB (peak resident size from /proc/<pid>/status).
 
-use crate::support::checks::*;
+use crate::support::listen::Listening;
 use crate::support::*;
-use bash_agent::ipc::client::has_reader;
 use bash_agent::ipc::fifo::write_frame;
 use bash_agent::ipc::resp::Frame;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 
 const REPS: usize = 200;
 
-struct Agent {
-    child: Guard,
-    sdir: PathBuf,
-    fifo: PathBuf,
-    errlog: PathBuf,
-    _mock: Mock,
+fn start(env: &Env, id: &str) -> Agent {
+    Agent(Listening::start(env, id, "sk-framing"))
 }
 
-fn start(env: &Env, id: &str) -> Agent {
-    let mock = Mock::start(r#"[{"repeat":true,"text":"ok."}]"#);
-    let errlog = env.dir.path().join(format!("stderr-{id}.log"));
-    let child = Guard(
-        env.cmd()
-            .args(["--provider", "claude", "--base-url", &mock.base("claude")])
-            .args(["--api-key", "sk-framing", "--session", id, "--listen"])
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&errlog).unwrap())
-            .spawn()
-            .unwrap(),
-    );
-    let sdir = env.session_dir(id);
-    let fifo = sdir.join("input.fifo");
-    assert!(wait_for(20, || has_reader(&fifo)), "no input.fifo reader");
-    Agent {
-        child,
-        sdir,
-        fifo,
-        errlog,
-        _mock: mock,
+/// The listening agent, with what this file adds to it.
+struct Agent(Listening);
+
+impl std::ops::Deref for Agent {
+    type Target = Listening;
+    fn deref(&self) -> &Listening {
+        &self.0
     }
 }
 
 impl Agent {
-    fn events(&self) -> Vec<serde_json::Value> {
-        events(&self.sdir.join("events.jsonl"))
-    }
-    fn inputs(&self) -> Vec<String> {
-        self.events()
-            .iter()
-            .filter(|e| e["type"] == "user_input")
-            .map(|e| e["content"].as_str().unwrap().to_string())
-            .collect()
-    }
-    fn errors(&self) -> Vec<String> {
-        self.events()
-            .iter()
-            .filter(|e| e["type"] == "error")
-            .map(|e| e["message"].as_str().unwrap().to_string())
-            .collect()
-    }
     /// A writer of its own: open, write everything, close.
     fn write(&self, bytes: &[u8]) {
         let mut w = std::fs::OpenOptions::new()
@@ -89,11 +53,8 @@ impl Agent {
             .unwrap();
         assert!(st.success());
     }
-    fn finish(mut self) {
-        write_frame(&self.fifo, &Frame::new(["SESSION_END"])).unwrap();
-        assert_eq!(wait_timeout(&mut self.child, 60).code(), Some(0));
-        assert_no_panic(&std::fs::read_to_string(&self.errlog).unwrap());
-        check_conversation(&self.sdir.join("conversation.jsonl"));
+    fn finish(self) {
+        self.0.finish()
     }
 }
 

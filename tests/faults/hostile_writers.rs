@@ -6,54 +6,28 @@
 //!   turn, and nothing else becomes input;
 //! - several raw writers (`cat`, no lock) of multi-line frames of about 100 KB, far above
 //!   PIPE_BUF, at once: every input is one whole frame's text, never a mix or a part.
-use crate::support::checks::*;
+use crate::support::listen::Listening;
 use crate::support::*;
-use bash_agent::ipc::client::has_reader;
 use bash_agent::ipc::fifo::write_frame;
 use bash_agent::ipc::resp::Frame;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-struct Agent {
-    child: Guard,
-    sdir: PathBuf,
-    fifo: PathBuf,
-    errlog: PathBuf,
-    mock: Mock,
-}
+use std::process::Command;
 
 fn start(env: &Env, id: &str) -> Agent {
-    let mock = Mock::start(r#"[{"repeat":true,"text":"ok."}]"#);
-    let errlog = env.dir.path().join(format!("stderr-{id}.log"));
-    let child = Guard(
-        env.cmd()
-            .args(["--provider", "claude", "--base-url", &mock.base("claude")])
-            .args(["--api-key", "sk-hostile", "--session", id, "--listen"])
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&errlog).unwrap())
-            .spawn()
-            .unwrap(),
-    );
-    let sdir = env.session_dir(id);
-    let fifo = sdir.join("input.fifo");
-    assert!(wait_for(20, || has_reader(&fifo)), "no input.fifo reader");
-    Agent {
-        child,
-        sdir,
-        fifo,
-        errlog,
-        mock,
+    Agent(Listening::start(env, id, "sk-hostile"))
+}
+
+/// The listening agent, with what this file adds to it.
+struct Agent(Listening);
+
+impl std::ops::Deref for Agent {
+    type Target = Listening;
+    fn deref(&self) -> &Listening {
+        &self.0
     }
 }
 
 impl Agent {
-    fn inputs(&self) -> Vec<String> {
-        events(&self.sdir.join("events.jsonl"))
-            .iter()
-            .filter(|e| e["type"] == "user_input")
-            .map(|e| e["content"].as_str().unwrap_or("").to_string())
-            .collect()
-    }
     /// Send the last input (locked, framed) and wait until it has been read: everything
     /// written before it has been decoded by then.
     fn mark_end(&self) {
@@ -64,11 +38,8 @@ impl Agent {
             self.inputs().len()
         );
     }
-    fn finish(mut self) {
-        write_frame(&self.fifo, &Frame::new(["SESSION_END"])).unwrap();
-        assert_eq!(wait_timeout(&mut self.child, 60).code(), Some(0));
-        assert_no_panic(&std::fs::read_to_string(&self.errlog).unwrap());
-        check_conversation(&self.sdir.join("conversation.jsonl"));
+    fn finish(self) {
+        self.0.finish()
     }
 }
 

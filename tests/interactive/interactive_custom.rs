@@ -29,18 +29,10 @@ fn custom_command_in_palette_help_and_run() {
     )
     .unwrap();
     let mock = Mock::start(r#"[{"text":"Answer.","repeat":true}]"#);
-    let t = Tmux {
-        sock: env.dir.path().join("tmux.sock"),
-    };
+    let t = Tmux::for_env(&env);
     let run = Run::start(&t, &env, "cc", &mock.base("claude"));
     let w = run.name.as_str();
-    let diag = || {
-        format!(
-            "screen:\n{}\nrequests: {}",
-            t.screen(w),
-            mock.requests().len()
-        )
-    };
+    let diag = || t.diag(w, &mock);
     let wait = |what: &str, cond: &dyn Fn() -> bool| wait_until_or(what, 30, cond, diag);
     let shows = |what: &str| wait(what, &|| t.screen(w).contains(what));
     wait("the prompt", &|| t.last_line(w) == ">");

@@ -51,9 +51,7 @@ fn real_agent_in_a_terminal() {
     let sdir = env.session_dir("s");
     let events_path = sdir.join("events.jsonl");
     let evs = || read_events(&events_path);
-    let t = Tmux {
-        sock: env.dir.path().join("tmux.sock"),
-    };
+    let t = Tmux::for_env(&env);
     let run = Run::start(&t, &env, "one", &url);
     let w = run.name.as_str();
     let diag = || {

@@ -10,9 +10,7 @@ fn export_writes_the_transcript_and_says_where() {
         return;
     }
     let env = Env::new();
-    let t = Tmux {
-        sock: env.dir.path().join("tmux.sock"),
-    };
+    let t = Tmux::for_env(&env);
     let script = serde_json::json!([
         {"text": "The **answer** is 42.", "repeat": true, "usage": {"input": 12, "output": 4}}
     ])

@@ -66,9 +66,7 @@ fn close_terminal_during(moment: Moment) {
     let sdir = env.session_dir("s");
     let ev_path = sdir.join("events.jsonl");
     let err_path = env.dir.path().join("agent.stderr");
-    let t = Tmux {
-        sock: env.dir.path().join("tmux.sock"),
-    };
+    let t = Tmux::for_env(&env);
     // stderr goes to a file: the terminal that would show a panic is gone.
     let redirect = format!("2>'{}'", err_path.display());
     let run = Run::start_opts(
@@ -200,9 +198,7 @@ fn ctrl_d_after_a_truncated_turn_exits_0() {
         r#"[{"text":"This answer is cut off here","stop":"max_tokens","repeat":true}]"#,
     );
     let ev_path = env.session_dir("s").join("events.jsonl");
-    let t = Tmux {
-        sock: env.dir.path().join("tmux.sock"),
-    };
+    let t = Tmux::for_env(&env);
     let run = Run::start_with(
         &t,
         &env,

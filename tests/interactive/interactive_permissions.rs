@@ -34,9 +34,7 @@ fn default_mode_asks_before_rm_and_no_refuses_with_the_reason() {
     let mock = Mock::start(&script());
     let url = mock.base("claude");
     let events_path = env.session_dir("s").join("events.jsonl");
-    let t = Tmux {
-        sock: env.dir.path().join("tmux.sock"),
-    };
+    let t = Tmux::for_env(&env);
     let run = Run::start(&t, &env, "perm", &url);
     let w = run.name.as_str();
     let diag = || {

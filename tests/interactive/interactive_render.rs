@@ -24,9 +24,7 @@ impl Term {
     fn start(script: Value, vars: &str, args: &str) -> Term {
         let env = Env::new();
         let mock = Mock::start(&script.to_string());
-        let t = Tmux {
-            sock: env.dir.path().join("tmux.sock"),
-        };
+        let t = Tmux::for_env(&env);
         let run = Run::start_with(&t, &env, "r", &mock.base("claude"), vars, args);
         let term = Term { env, mock, t, run };
         term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));

@@ -22,9 +22,7 @@ fn rewind_pick_list_restores_conversation_and_files() {
         return;
     }
     let env = Env::new();
-    let t = Tmux {
-        sock: env.dir.path().join("tmux.sock"),
-    };
+    let t = Tmux::for_env(&env);
     let mock = Mock::start(&script());
     let run = Run::start_with(
         &t,
@@ -35,13 +33,7 @@ fn rewind_pick_list_restores_conversation_and_files() {
         "--permission-mode bypass",
     );
     let w = run.name.as_str();
-    let diag = || {
-        format!(
-            "screen:\n{}\nrequests: {}",
-            t.screen(w),
-            mock.requests().len()
-        )
-    };
+    let diag = || t.diag(w, &mock);
     let wait = |what: &str, cond: &mut dyn FnMut() -> bool| wait_until_or(what, 30, cond, diag);
     let send = |line: &str| {
         t.type_text(w, line);

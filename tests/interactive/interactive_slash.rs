@@ -39,9 +39,7 @@ struct Fixture {
 impl Fixture {
     fn new() -> Fixture {
         let env = Env::new();
-        let t = Tmux {
-            sock: env.dir.path().join("tmux.sock"),
-        };
+        let t = Tmux::for_env(&env);
         Fixture {
             mock: Mock::start(&answers()),
             env,

@@ -19,18 +19,10 @@ fn default_mode_asks_before_webfetch() {
     .to_string();
     let mock = Mock::start(&script);
     let events_path = env.session_dir("s").join("events.jsonl");
-    let t = Tmux {
-        sock: env.dir.path().join("tmux.sock"),
-    };
+    let t = Tmux::for_env(&env);
     let run = Run::start(&t, &env, "wf", &mock.base("claude"));
     let w = run.name.as_str();
-    let diag = || {
-        format!(
-            "screen:\n{}\nrequests: {}",
-            t.screen(w),
-            mock.requests().len()
-        )
-    };
+    let diag = || t.diag(w, &mock);
     wait_until_or("the prompt", 30, || t.last_line(w) == ">", diag);
     t.type_text(w, "read the page");
     t.keys(w, &["Enter"]);

@@ -7,6 +7,7 @@
 pub mod checks;
 pub mod compact;
 pub mod ipc;
+pub mod listen;
 pub mod provider;
 pub mod tmux;
 pub mod tools;

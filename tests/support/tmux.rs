@@ -12,6 +12,22 @@ pub struct Tmux {
 }
 
 impl Tmux {
+    /// The private tmux server of a test's temp folder.
+    pub fn for_env(env: &Env) -> Tmux {
+        Tmux {
+            sock: env.dir.path().join("tmux.sock"),
+        }
+    }
+
+    /// What a failed wait shows: the window's screen and how many requests the model had.
+    pub fn diag(&self, target: &str, mock: &super::Mock) -> String {
+        format!(
+            "screen:\n{}\nrequests: {}",
+            self.screen(target),
+            mock.requests().len()
+        )
+    }
+
     pub fn run(&self, args: &[&str]) -> String {
         // The pane command runs under `default-shell -c`: make it a POSIX shell.
         let o = Command::new("tmux")
