@@ -3,19 +3,51 @@
 //! Responses converters read messages through these, so each conversion rule is one place.
 use super::Request;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// tools.json as compact JSON text; `None` when empty or an empty array (OpenAI rejects
 /// `"tools":[]`, so no provider gets one). Unparsable text is inserted trimmed, verbatim.
-pub(crate) fn tools_compact(tools_json: &str) -> Option<String> {
+/// Text that is compact already (the built-in tools are, from compile time, and so is
+/// what serde_json prints) goes in as it is: parsing and printing it again was most of
+/// the cost of building a one-shot request.
+pub(crate) fn tools_compact(tools_json: &str) -> Option<Cow<'_, str>> {
     let t = tools_json.trim();
-    if t.is_empty() {
+    if t.is_empty() || t == "[]" {
         return None;
+    }
+    if is_compact(t) {
+        return Some(Cow::Borrowed(t));
     }
     match serde_json::from_str::<Value>(t) {
         Ok(Value::Array(a)) if a.is_empty() => None,
-        Ok(v) => Some(v.to_string()),
-        Err(_) => Some(t.to_string()),
+        Ok(v) => Some(Cow::Owned(v.to_string())),
+        Err(_) => Some(Cow::Borrowed(t)),
     }
+}
+
+/// Whether `t` has no whitespace outside its strings (a JSON array or object as serde_json
+/// prints it).
+fn is_compact(t: &str) -> bool {
+    if !t.starts_with('[') {
+        return false;
+    }
+    let (mut in_str, mut escaped) = (false, false);
+    for &b in t.as_bytes() {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+        } else if b == b'"' {
+            in_str = true;
+        } else if b.is_ascii_whitespace() {
+            return false;
+        }
+    }
+    !in_str
 }
 
 /// tools.json parsed into its tool objects (empty when absent or invalid).
