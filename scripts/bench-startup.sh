@@ -65,11 +65,14 @@ URL=$(head -1 "$TMP/url")
 
 export NO_COLOR=1 LANG=C.UTF-8
 cd "$PROJ"
-# one SIDE: one timed run (µs appended to $TMP/SIDE.times when RECORD=1)
+# one SIDE BIN RECORD: one timed run (when RECORD=1: wall µs appended to $TMP/SIDE.times,
+# CPU ms to $TMP/SIDE.cpu)
 one() {
     local side=$1 bin=$2 record=$3 t0 t1
     local home=$TMP/home-$side
     [[ $FRESH_HOME == 1 ]] && rm -rf "$home" && mkdir -p "$home"
+    child_cpu
+    CPU_BEFORE=$CPU_NOW
     t0=$EPOCHREALTIME
     HOME=$home BASH_AGENT_HOME=$home "$bin" --provider claude --api-key sk-bench \
         --base-url "$URL/v1" "say hello" >/dev/null 2>"$TMP/err" ||
@@ -77,14 +80,25 @@ one() {
     t1=$EPOCHREALTIME
     if [[ $record == 1 ]]; then
         echo $((${t1/./} - ${t0/./})) >>"$TMP/$side.times"
+        child_cpu
+        echo $((CPU_NOW - CPU_BEFORE)) >>"$TMP/$side.cpu"
     fi
+}
+# child_cpu: CPU_NOW = user + system ms of all finished children so far (bash's `times`,
+# run in this shell: no fork).
+child_cpu() {
+    local u s
+    times >"$TMP/times.out"
+    { read -r _ && read -r u s; } <"$TMP/times.out"
+    local um=${u%%m*} ux=${u#*m} sm=${s%%m*} sx=${s#*m}
+    ux=${ux%s} sx=${sx%s}
+    CPU_NOW=$(((um * 60 + ${ux%.*}) * 1000 + 10#${ux#*.} + (sm * 60 + ${sx%.*}) * 1000 + 10#${sx#*.}))
 }
 for i in 1 2 3; do
     one base "$BASE_BIN" 0
     one ours "$BIN" 0
 done
-: >"$TMP/base.times"
-: >"$TMP/ours.times"
+: >"$TMP/base.times" >"$TMP/ours.times" >"$TMP/base.cpu" >"$TMP/ours.cpu"
 for ((i = 0; i < RUNS; i++)); do
     one base "$BASE_BIN" 1
     one ours "$BIN" 1
@@ -106,6 +120,9 @@ printf 'One-shot text turn, %s alternating runs per side (new session each, home
 printf '  base %s: median %s ms (p25–p75 %s)\n' "$BASE_BIN" "$MB" "$(quart "$TMP/base.times")"
 printf '  ours %s: median %s ms (p25–p75 %s)\n' "$BIN" "$MO" "$(quart "$TMP/ours.times")"
 printf '  ours / base = %s (limit %s); load %s → %s\n' "$RATIO" "$LIMIT" "$LOAD_START" "$LOAD_END"
+mean() { awk '{ t += $1 } END { printf "%.2f", t / NR }' "$1"; }
+printf '  CPU (user+sys) per run, mean: base %s ms, ours %s ms (1 ms resolution per run)\n' \
+    "$(mean "$TMP/base.cpu")" "$(mean "$TMP/ours.cpu")"
 
 if [[ ${CALLGRIND:-0} == 1 ]]; then
     command -v valgrind >/dev/null || die "CALLGRIND=1 needs valgrind"
