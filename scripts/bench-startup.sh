@@ -9,6 +9,12 @@
 #   FRESH_HOME=1 ...     # remove the agent home before every run (bench-scale's no-MCP row)
 #   CALLGRIND=1 ...      # also count instructions of one run each (valgrind --tool=callgrind)
 #   LIMIT=1.1 ...        # the ratio ours/base the verdict checks (default 1.1)
+#   TMPDIR=/dev/shm ...  # homes and project on a tmpfs (see below)
+#
+# Both builds create the same session files (about 17 files, folders and FIFOs, 5 renames a
+# run). On a loaded virtual disk each create can cost 0.2-0.7 ms, growing with the sessions
+# already in the project folder, so on disk most of the wall time, and of its noise, is the
+# file system, alike for both sides; on a tmpfs the binaries' own difference shows.
 #
 # Each side has its own empty home (HOME=BASH_AGENT_HOME), made fresh when the script
 # starts, so sessions of one side never reach the other's listing. Times come from bash's
