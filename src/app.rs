@@ -3,7 +3,6 @@
 //! Nothing imports this module; everything below it returns `error::Result`.
 use crate::cli::Cli;
 use crate::error::{Error, EXIT_OK, EXIT_USAGE};
-use clap::Parser;
 
 /// Print `Error: <msg>` to stderr, red on a terminal without NO_COLOR.
 fn print_error(msg: &str) {
@@ -63,13 +62,29 @@ fn escape_invalid(bytes: &[u8]) -> String {
     out
 }
 
+/// `Cli::try_parse` without dropping the command tree: clap builds every flag and
+/// subcommand to parse a line, and freeing that tree again cost a one-shot run about
+/// 300,000 instructions; the process is about to exit or run for long, so the tree is left
+/// to the exit (docs/performance.md, "Start-up").
+fn try_parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = Cli::command();
+    let parsed = cmd
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|mut m| {
+            Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut Cli::command()))
+        });
+    std::mem::forget(cmd);
+    parsed
+}
+
 fn parse() -> Result<Cli, i32> {
     if let Err(msg) = check_utf8() {
         print_error(&msg);
         crate::cmd::agent::parse_failure(&args_lossy(), &msg);
         return Err(EXIT_USAGE);
     }
-    match Cli::try_parse() {
+    match try_parse() {
         Ok(c) => Ok(c),
         Err(e) => {
             use clap::error::{ContextKind, ErrorKind};

@@ -87,14 +87,22 @@ pub fn output_format(o: &Opts) -> Result<OutputFormat, Error> {
 
 /// Resolve flags + environment. `need_key` is false for commands that never call a model.
 pub fn resolve(o: &Opts, need_key: bool) -> Result<Config, Error> {
+    resolve_with(o, need_key, &crate::settings::load_here()?)
+}
+
+/// [`resolve`] with the settings files already read (the agent reads them once a run).
+pub fn resolve_with(
+    o: &Opts,
+    need_key: bool,
+    settings: &crate::settings::Settings,
+) -> Result<Config, Error> {
     // The settings files fill in what neither a flag nor the environment gave.
-    let settings = crate::settings::load_here()?;
     if o.sub_agent_notify.is_none() {
         for w in &settings.warnings {
             eprintln!("bash-agent: warning: {w}");
         }
     }
-    let o = &crate::settings::overlay(o, &settings);
+    let o = &crate::settings::overlay(o, settings);
     let pname = o.provider.clone().unwrap_or_else(|| "claude".into());
     let mut kind = ProviderKind::parse(&pname).ok_or_else(|| {
         Error::Usage(format!(

@@ -98,12 +98,12 @@ pub fn turn_start(ctx: &AgentCtx) {
 /// here, each bounded by its start timeout; failures are warnings).
 pub fn tools_json(ctx: &AgentCtx) -> Cow<'static, str> {
     let Some(m) = &ctx.ext.mcp else {
-        return Cow::Borrowed(crate::tools::TOOLS_JSON);
+        return Cow::Borrowed(crate::tools::TOOLS_JSON_COMPACT);
     };
     for w in m.wait_ready() {
         ctx.out.warn(&w);
     }
-    Cow::Owned(m.tools_json(crate::tools::TOOLS_JSON))
+    Cow::Owned(m.tools_json(crate::tools::TOOLS_JSON_COMPACT))
 }
 
 /// UserPromptSubmit: Ok(text to add to the prompt) or Err(why the prompt was blocked).

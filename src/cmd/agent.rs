@@ -108,12 +108,13 @@ pub fn quoting_hint(args: &[String], bad: &str) -> Option<String> {
 fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let (mode, first) = pick_mode(cli)?;
     let o = sub_api_key(&cli.opts);
-    let cfg = config::resolve(&o, true)?;
+    // The settings files, read once for the whole start-up.
+    let settings = crate::settings::load_here()?;
+    let cfg = config::resolve_with(&o, true, &settings)?;
     crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
     let stream_json = cfg.output == OutputFormat::StreamJson;
     // The settings' permissions (mode, rules) under the flags and the environment, and
     // their tool_env_allow names (never the key's variable).
-    let settings = crate::settings::load_here().unwrap_or_default();
     let po = crate::settings::overlay(&o, &settings);
     let key_env = settings.text("api_key_env");
     let refused = crate::sandbox::env::allow_names(&settings.tool_env_allow(), key_env.as_deref());
@@ -135,10 +136,16 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let ask_slot = crate::permission::AskSlot::new();
     let headless = headless.filter(|_| mode != Mode::SubAgent);
     let cwd = crate::session::paths::physical_cwd()?;
-    let instructions: Vec<String> = crate::agent::prompt::loaded_instructions(&cwd)
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
+    // The instruction files' names, for --verbose and the stream-json init record only
+    // (the prompt reads the files itself): a plain run does not look for them twice.
+    let instructions: Vec<String> = if cfg.verbose || (stream_json && headless.is_some()) {
+        crate::agent::prompt::loaded_instructions(&cwd)
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
     if cfg.verbose {
         for f in &instructions {
             eprintln!("[verbose] instructions: {f}");

@@ -3,19 +3,61 @@
 //! Responses converters read messages through these, so each conversion rule is one place.
 use super::Request;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// tools.json as compact JSON text; `None` when empty or an empty array (OpenAI rejects
 /// `"tools":[]`, so no provider gets one). Unparsable text is inserted trimmed, verbatim.
-pub(crate) fn tools_compact(tools_json: &str) -> Option<String> {
+/// Text that is compact already (the built-in tools are, from compile time, and so is
+/// what serde_json prints) goes in as it is: parsing and printing it again was most of
+/// the cost of building a one-shot request.
+pub(crate) fn tools_compact(tools_json: &str) -> Option<Cow<'_, str>> {
     let t = tools_json.trim();
-    if t.is_empty() {
+    if t.is_empty() || t == "[]" {
         return None;
+    }
+    if is_compact(t) {
+        return Some(Cow::Borrowed(t));
     }
     match serde_json::from_str::<Value>(t) {
         Ok(Value::Array(a)) if a.is_empty() => None,
-        Ok(v) => Some(v.to_string()),
-        Err(_) => Some(t.to_string()),
+        Ok(v) => Some(Cow::Owned(v.to_string())),
+        Err(_) => Some(Cow::Borrowed(t)),
     }
+}
+
+/// Whether `t` has no whitespace outside its strings (a JSON array as serde_json prints
+/// it). Strings are most of the text: each is skipped with a search for its closing quote.
+fn is_compact(t: &str) -> bool {
+    if !t.starts_with('[') {
+        return false;
+    }
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // Outside a string: structure and literals, up to the next quote.
+        let open = t[i..].find('"').map_or(b.len(), |k| i + k);
+        if b[i..open].iter().any(u8::is_ascii_whitespace) {
+            return false;
+        }
+        if open == b.len() {
+            return true;
+        }
+        // Inside: the first quote after an even run of backslashes closes it.
+        let mut j = open + 1;
+        loop {
+            let Some(k) = t[j..].find('"') else {
+                return false;
+            };
+            let q = j + k;
+            let slashes = b[j..q].iter().rev().take_while(|&&c| c == b'\\').count();
+            j = q + 1;
+            if slashes % 2 == 0 {
+                break;
+            }
+        }
+        i = j;
+    }
+    true
 }
 
 /// tools.json parsed into its tool objects (empty when absent or invalid).
@@ -106,4 +148,29 @@ pub(crate) fn tool_parameters(tool: &Map<String, Value>) -> Value {
         .or_else(|| tool.get("parameters"))
         .cloned()
         .unwrap_or_else(|| Value::Object(Map::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_text_is_kept_and_pretty_text_compacted() {
+        assert!(is_compact(r#"[{"a":"x y","b":[1,2]}]"#));
+        assert!(is_compact(r#"[{"a":"say \"hi there\"","b":"\\"}]"#));
+        assert!(!is_compact("[{\"a\": 1}]"));
+        assert!(!is_compact("[{\"a\":\"q\\\"\" , \"b\":1}]"));
+        assert!(!is_compact(r#"[{"a":"open"#));
+        assert!(!is_compact(r#"{"a":1}"#));
+        let pretty = "[\n  {\"name\": \"Read\", \"d\": \"a b\"}\n]";
+        assert_eq!(
+            tools_compact(pretty).as_deref(),
+            Some(r#"[{"name":"Read","d":"a b"}]"#)
+        );
+        let compact = r#"[{"name":"Read"}]"#;
+        assert!(matches!(tools_compact(compact), Some(Cow::Borrowed(_))));
+        assert_eq!(tools_compact(" [] "), None);
+        assert_eq!(tools_compact("[ ]"), None);
+        assert_eq!(tools_compact("not json").as_deref(), Some("not json"));
+    }
 }

@@ -25,8 +25,16 @@ pub fn projects_root() -> PathBuf {
 
 /// The physical current directory (symlinks resolved), as `pwd -P` prints it.
 pub fn physical_cwd() -> std::io::Result<PathBuf> {
+    // Start-up asks several times; the symlinks of one folder are resolved once.
+    static LAST: std::sync::Mutex<Option<(PathBuf, PathBuf)>> = std::sync::Mutex::new(None);
     let cwd = std::env::current_dir()?;
-    Ok(std::fs::canonicalize(&cwd).unwrap_or(cwd))
+    let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, real)) = last.as_ref().filter(|(dir, _)| *dir == cwd) {
+        return Ok(real.clone());
+    }
+    let real = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
+    *last = Some((cwd, real.clone()));
+    Ok(real)
 }
 
 /// The exact project_key algorithm, bytewise.

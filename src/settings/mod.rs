@@ -115,8 +115,21 @@ impl Settings {
 }
 
 /// The project root for settings: the nearest folder above `cwd` (inclusive) holding `.git`,
-/// else `cwd`.
+/// else `cwd`. The walk is made once per folder and process: the settings, the hooks, the
+/// MCP configuration, the instruction files and `/init` all ask at start-up
+/// (docs/performance.md, "Start-up").
 pub fn project_root(cwd: &Path) -> PathBuf {
+    static LAST: std::sync::Mutex<Option<(PathBuf, PathBuf)>> = std::sync::Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, root)) = last.as_ref().filter(|(dir, _)| dir == cwd) {
+        return root.clone();
+    }
+    let root = find_root(cwd);
+    *last = Some((cwd.to_path_buf(), root.clone()));
+    root
+}
+
+fn find_root(cwd: &Path) -> PathBuf {
     let mut d = Some(cwd);
     while let Some(p) = d {
         if p.join(".git").exists() {

@@ -2,6 +2,7 @@
 //! permission policy. Every tool returns a [`ToolOutput`]; no tool may panic the agent.
 pub mod bash;
 mod common;
+pub mod compact_json;
 pub mod diff;
 pub mod edit;
 pub mod glob;
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 /// Tool schemas shipped to the model (embedded).
 pub const TOOLS_JSON: &str = include_str!("../../assets/tools.json");
+pub use compact_json::TOOLS_JSON_COMPACT;
 
 /// Limits a tool call runs under (from the run's configuration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

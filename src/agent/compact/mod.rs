@@ -215,7 +215,7 @@ fn summarize(ctx: &AgentCtx, system: &str, head: &[String]) -> Result<String, St
     let req = Request {
         system,
         messages: &messages,
-        tools_json: crate::tools::TOOLS_JSON,
+        tools_json: crate::tools::TOOLS_JSON_COMPACT,
         disable_thinking: true,
     };
     let mut text = String::new();

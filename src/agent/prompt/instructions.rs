@@ -20,17 +20,15 @@ pub struct Loaded {
 
 /// The folders from the git root above `pwd` down to `pwd`; just `pwd` outside a repository.
 pub fn chain(pwd: &Path) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    let mut d = Some(pwd);
-    while let Some(p) = d {
-        dirs.push(p.to_path_buf());
-        if p.join(".git").exists() {
-            dirs.reverse();
-            return dirs;
-        }
-        d = p.parent();
-    }
-    vec![pwd.to_path_buf()]
+    // The settings' walk to the git root, shared (made once per run).
+    let root = crate::settings::project_root(pwd);
+    let mut dirs: Vec<PathBuf> = pwd
+        .ancestors()
+        .take_while(|d| d.starts_with(&root))
+        .map(Path::to_path_buf)
+        .collect();
+    dirs.reverse();
+    dirs
 }
 
 /// Every instruction file for this run, global first, then outermost to innermost.
