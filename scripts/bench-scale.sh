@@ -294,6 +294,41 @@ cd "$PROJ"
 agent_env "$BENCH_DIR/home-empty"
 row "| One-shot run in a folder with no \`.mcp.json\` (new session): wall / processes started | $(fmt "$t_nomcp") ms / $(fmt "$procs") | 4.167 ms (the one-shot figure above, before MCP support) / 0 | no extra cost, 0 processes | $(verdict "${procs:-n/a}" "=" 0) |"
 
+# ---------------------------------------------------------------- start-up against 31c35c0
+# The one-shot text turn against the build of commit 31c35c0 (before MCP, hooks, settings
+# and instruction files), paired by scripts/bench-startup.sh: alternating runs, medians.
+# BENCH_STARTUP_BASE_BIN=path gives that build; else it is built once from this clone's
+# history into $BENCH_DIR/base-31c35c0 (a cold release build, reused by later runs).
+STARTUP_BASE_REV=31c35c0
+startup_base_bin() {
+    local dir=$BENCH_DIR/base-$STARTUP_BASE_REV
+    if [[ -n ${BENCH_STARTUP_BASE_BIN:-} ]]; then
+        printf '%s' "$BENCH_STARTUP_BASE_BIN"
+        return
+    fi
+    if [[ ! -x $dir/bash-agent ]]; then
+        git -C "$ROOT" cat-file -e "$STARTUP_BASE_REV^{commit}" 2>/dev/null || return 1
+        rm -rf "$dir/src"
+        mkdir -p "$dir"
+        git -C "$ROOT" archive --format=tar --prefix=src/ "$STARTUP_BASE_REV" | tar -x -C "$dir"
+        log "building $STARTUP_BASE_REV for the start-up comparison (once; reused from $dir)"
+        (cd "$dir/src" && CARGO_TARGET_DIR=$dir/target cargo build --release --quiet) >&2 || return 1
+        cp "$dir/target/release/bash-agent" "$dir/bash-agent"
+    fi
+    printf '%s' "$dir/bash-agent"
+}
+if [[ $QUICK != 1 || -n ${BENCH_STARTUP_BASE_BIN:-} ]]; then
+    log "scale: one-shot turn against $STARTUP_BASE_REV, paired"
+    SU_RUNS=$((SRUNS * 2 > 40 ? SRUNS * 2 : 40))
+    SU_LINE=""
+    if SU_BASE=$(startup_base_bin) && [[ -x $SU_BASE ]]; then
+        SU_LINE=$(RUNS=$SU_RUNS BASE_BIN=$SU_BASE BIN=$BIN bash "$ROOT/scripts/bench-startup.sh" 2>/dev/null | grep '^startup:' || true)
+    fi
+    su_get() { printf '%s\n' "$SU_LINE" | grep -oE "$1=[^ ]+" | cut -d= -f2; }
+    SU_RATIO=$(su_get ratio)
+    row "| One-shot text turn against the build of commit $STARTUP_BASE_REV, paired ($(fmt "$(su_get runs)") alternating runs each, new session each, medians; load $(fmt "$(su_get load_start)") → $(fmt "$(su_get load_end)")) | $(fmt "$(su_get ours_ms)") ms / $(fmt "$(su_get base_ms)") ms = $(fmt "$SU_RATIO")× | 14.7 ms (28 ms in the no-MCP row) | ≤ 1.1× | $(verdict "$SU_RATIO" "<" 1.1001) |"
+fi
+
 # ---------------------------------------------------------------- huge answers
 # The huge-answer rows (SSE accumulation) are measured by their own function:
 declare -F bench_huge_answer >/dev/null && bench_huge_answer
