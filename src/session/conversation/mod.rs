@@ -51,21 +51,13 @@ fn read_with_meta(path: &Path) -> (Vec<String>, Vec<LineMeta>, usize) {
         lines.push(l);
     });
     let metas = scan_all(&lines, bytes);
-    let mut bad = 0;
-    let (mut out, mut kept) = (
-        Vec::with_capacity(lines.len()),
-        Vec::with_capacity(lines.len()),
-    );
-    for (l, m) in lines.into_iter().zip(metas) {
-        match m {
-            Some(m) => {
-                out.push(l);
-                kept.push(m);
-            }
-            None => bad += 1,
-        }
+    // Invalid lines are rare: drop them in place (no second list of a long session).
+    let bad = metas.iter().filter(|m| m.is_none()).count();
+    if bad > 0 {
+        let mut valid = metas.iter().map(Option::is_some);
+        lines.retain(|_| valid.next().unwrap_or(false));
     }
-    (out, kept, bad)
+    (lines, metas.into_iter().flatten().collect(), bad)
 }
 
 /// Calls `each` with every line of `r` (with its `\n`, the last one perhaps without),
@@ -121,19 +113,24 @@ fn scan_all(lines: &[String], bytes: usize) -> Vec<Option<LineMeta>> {
         }
     }
     let (a, b) = lines.split_at(mid.min(lines.len()));
-    let scan = |part: &[String]| -> Vec<Option<LineMeta>> {
-        part.iter().map(|l| line_meta::meta(l)).collect()
-    };
-    std::thread::scope(|s| {
-        let second = std::thread::Builder::new().spawn_scoped(s, || scan(b));
-        let mut first = scan(a);
-        match second.map(|h| h.join()) {
-            Ok(Ok(rest)) => first.extend(rest),
-            // No thread (or it panicked): scan the second half here.
-            _ => first.extend(scan(b)),
+    // Each thread fills its own half of one list (no list per thread to join).
+    let mut out: Vec<Option<LineMeta>> = vec![None; lines.len()];
+    let (oa, ob) = out.split_at_mut(a.len());
+    let scan = |part: &[String], into: &mut [Option<LineMeta>]| {
+        for (l, m) in part.iter().zip(into.iter_mut()) {
+            *m = line_meta::meta(l);
         }
-        first
-    })
+    };
+    let joined = std::thread::scope(|s| {
+        let second = std::thread::Builder::new().spawn_scoped(s, move || scan(b, ob));
+        scan(a, oa);
+        matches!(second.map(|h| h.join()), Ok(Ok(())))
+    });
+    if !joined {
+        // No thread (or it panicked): scan the second half here.
+        scan(b, &mut out[a.len()..]);
+    }
+    out
 }
 
 /// Message lines ready for a request: valid lines, plus a synthetic tool_result line
