@@ -26,6 +26,9 @@ pub fn meta(line: &str) -> Option<LineMeta> {
     if !line.trim_start().starts_with('{') {
         return None;
     }
+    if let Some(m) = super::line_quick::quick(line) {
+        return Some(m);
+    }
     match serde_json::from_str::<Fast>(line) {
         Ok(f) => Some(f.into_meta()),
         Err(_) => slow(line),
@@ -33,7 +36,7 @@ pub fn meta(line: &str) -> Option<LineMeta> {
 }
 
 /// The full parse (the reference answer).
-fn slow(line: &str) -> Option<LineMeta> {
+pub(super) fn slow(line: &str) -> Option<LineMeta> {
     let v: Value = serde_json::from_str(line).ok()?;
     if !v.is_object() {
         return None;

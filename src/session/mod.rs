@@ -4,6 +4,7 @@ pub mod conversation;
 pub mod durable;
 pub mod events;
 pub mod line_meta;
+mod line_quick;
 pub mod list;
 pub mod list_cache;
 pub mod list_scan;

@@ -83,12 +83,32 @@ pub fn decide(
 /// `auto` before every call: whether the context is surely under the threshold, from one
 /// streaming pass over the file's bytes (an upper bound of the estimate [`decide`] makes),
 /// so a long session is not read whole and copied for every call that compacts nothing.
+///
+/// The file's size alone answers first: a stored line of `L ≥ 1` bytes counts at most
+/// `ceil(3L/4) + 1 ≤ 3L` tokens in that estimate (a lossy read of invalid UTF-8 at most
+/// triples its bytes), so a file of `size` bytes estimates at most `3 · size` tokens. A
+/// session far under the limit (the usual case, e.g. 18 MB against a 100m context) is
+/// then not read at all; only one within 3× of it is scanned.
 fn surely_under(conv: &std::path::Path, stats: &std::path::Path, ctx: &AgentCtx) -> bool {
+    surely_under_limit(conv, stats, ctx.cfg.max_context)
+}
+
+/// [`surely_under`] for a `max_context`.
+pub(crate) fn surely_under_limit(
+    conv: &std::path::Path,
+    stats: &std::path::Path,
+    max_context: u64,
+) -> bool {
     use std::io::BufRead;
-    let limit = ctx.cfg.max_context.saturating_mul(90) / 100;
+    let limit = max_context.saturating_mul(90) / 100;
     let st = Stats::load(stats);
     if st.current_context_tokens > limit {
         return false;
+    }
+    if let Ok(md) = std::fs::metadata(conv) {
+        if md.is_file() && md.len().saturating_mul(3) <= limit {
+            return true;
+        }
     }
     let Ok(f) = std::fs::File::open(conv) else {
         return false;
@@ -259,3 +279,6 @@ fn summarize(ctx: &AgentCtx, system: &str, head: &[String]) -> Result<String, St
         (false, None) => Ok(summary),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -20,45 +20,117 @@ pub fn read_lines(path: &Path) -> (Vec<String>, usize) {
     (lines, bad)
 }
 
-/// The file read once, line by line (no copy of the whole file), each valid line with
-/// what [`message_lines`] needs to know of it (`line_meta.rs`: one scan, no value tree).
+/// The file read once, in 256 KiB blocks (no copy of the whole file, no per-line
+/// buffer: a line is copied once, from the read buffer into its `String`), each valid
+/// line with what [`message_lines`] needs to know of it (`line_meta.rs`: one scan, no
+/// value tree). The scans of a long session run on two threads (they are most of a
+/// long turn's own time before the request can go out).
 fn read_with_meta(path: &Path) -> (Vec<String>, Vec<LineMeta>, usize) {
-    use std::io::BufRead;
-    let (mut out, mut metas, mut bad) = (Vec::new(), Vec::new(), 0);
     let Ok(f) = std::fs::File::open(path) else {
-        return (out, metas, bad);
+        return (Vec::new(), Vec::new(), 0);
     };
-    let mut r = std::io::BufReader::with_capacity(256 * 1024, f);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match r.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
+    let mut lines = Vec::new();
+    let mut bytes = 0usize;
+    for_each_line(f, |l| {
         // As `str::lines` splits: without the `\n` and one `\r` before it.
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
+        let l = match l.strip_suffix(b"\n") {
+            Some(l) => l.strip_suffix(b"\r").unwrap_or(l),
+            None => l,
+        };
+        if l.iter().all(u8::is_ascii_whitespace) {
+            return;
         }
-        let l = match std::str::from_utf8(&buf) {
+        let l = match std::str::from_utf8(l) {
             Ok(l) => l.to_string(),
-            Err(_) => String::from_utf8_lossy(&buf).into_owned(),
+            Err(_) => String::from_utf8_lossy(l).into_owned(),
         };
         if l.trim().is_empty() {
-            continue;
+            return;
         }
-        match line_meta::meta(&l) {
-            Some(m) => {
-                out.push(l);
-                metas.push(m);
-            }
-            None => bad += 1,
+        bytes += l.len();
+        lines.push(l);
+    });
+    let metas = scan_all(&lines, bytes);
+    // Invalid lines are rare: drop them in place (no second list of a long session).
+    let bad = metas.iter().filter(|m| m.is_none()).count();
+    if bad > 0 {
+        let mut valid = metas.iter().map(Option::is_some);
+        lines.retain(|_| valid.next().unwrap_or(false));
+    }
+    (lines, metas.into_iter().flatten().collect(), bad)
+}
+
+/// Calls `each` with every line of `r` (with its `\n`, the last one perhaps without),
+/// read in 256 KiB blocks; a read error ends the lines there, as the end of the file would.
+fn for_each_line(mut r: impl std::io::Read, mut each: impl FnMut(&[u8])) {
+    let mut buf = vec![0u8; 256 * 1024];
+    // Bytes of `buf` not yet taken: [from, to).
+    let (mut from, mut to) = (0usize, 0usize);
+    loop {
+        let n = match r.read(&mut buf[to..]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let mut at = to;
+        to += n;
+        while let Some(i) = memchr::memchr(b'\n', &buf[at..to]) {
+            each(&buf[from..=at + i]);
+            from = at + i + 1;
+            at = from;
+        }
+        if from > 0 {
+            // Move the partial line to the front.
+            buf.copy_within(from..to, 0);
+            to -= from;
+            from = 0;
+        }
+        if to == buf.len() {
+            // A line longer than the buffer: grow it.
+            buf.resize(buf.len() * 2, 0);
         }
     }
-    (out, metas, bad)
+    if to > from {
+        each(&buf[from..to]);
+    }
+}
+
+/// The facts of every line, on two threads when there is enough to scan.
+fn scan_all(lines: &[String], bytes: usize) -> Vec<Option<LineMeta>> {
+    const PARALLEL_FROM: usize = 1 << 20;
+    let two = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    if bytes < PARALLEL_FROM || !two || lines.len() < 2 {
+        return lines.iter().map(|l| line_meta::meta(l)).collect();
+    }
+    // Split where half the bytes are behind.
+    let (mut acc, mut mid) = (0usize, lines.len() / 2);
+    for (i, l) in lines.iter().enumerate() {
+        acc += l.len();
+        if acc >= bytes / 2 {
+            mid = i + 1;
+            break;
+        }
+    }
+    let (a, b) = lines.split_at(mid.min(lines.len()));
+    // Each thread fills its own half of one list (no list per thread to join).
+    let mut out: Vec<Option<LineMeta>> = vec![None; lines.len()];
+    let (oa, ob) = out.split_at_mut(a.len());
+    let scan = |part: &[String], into: &mut [Option<LineMeta>]| {
+        for (l, m) in part.iter().zip(into.iter_mut()) {
+            *m = line_meta::meta(l);
+        }
+    };
+    let joined = std::thread::scope(|s| {
+        let second = std::thread::Builder::new().spawn_scoped(s, move || scan(b, ob));
+        scan(a, oa);
+        matches!(second.map(|h| h.join()), Ok(Ok(())))
+    });
+    if !joined {
+        // No thread (or it panicked): scan the second half here.
+        scan(b, &mut out[a.len()..]);
+    }
+    out
 }
 
 /// Message lines ready for a request: valid lines, plus a synthetic tool_result line

@@ -101,3 +101,65 @@ fn last_output() {
     let lines = vec![assistant_line("t1", "a", &[]), assistant_line("", "b", &[])];
     assert_eq!(last_assistant_output(&lines), (String::new(), "b".into()));
 }
+
+/// A session over the two-thread threshold, with lines each reader treats differently
+/// (corrupt, blank, CRLF, invalid UTF-8, escapes and numbers the quick read declines, a
+/// line longer than the read buffer, no final newline): the same lines and facts as a
+/// plain line-by-line read with the full parse.
+#[test]
+fn long_file_reads_as_line_by_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("conversation.jsonl");
+    let mut text: Vec<u8> = Vec::new();
+    for i in 0..6000 {
+        let l = match i % 9 {
+            0 => format!(
+                r#"{{"role":"user","content":"step {i} {}"}}"#,
+                "p".repeat(200)
+            ),
+            1 => format!(r#"{{"role":"user","content":"bad {i}""#),
+            2 => "   \t".to_string(),
+            3 => format!("{{\"role\":\"user\",\"content\":\"crlf {i}\"}}\r"),
+            4 => format!(
+                r#"{{"role":"assistant","content":[{{"type":"text","text":"\u00e9 {i}"}},{{"type":"tool_use","id":"t{i}","name":"B","input":{{"n":{i}}}}}]}}"#
+            ),
+            5 => format!(
+                r#"{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{}","content":"r"}}]}}"#,
+                i - 1
+            ),
+            6 => format!(
+                r#"{{"role":"user","content":"{}"}}"#,
+                "L".repeat(if i == 6 { 600_000 } else { 10 })
+            ),
+            7 => "{\"role\":\"user\",\"content\":\"\u{fffd}x\"}".to_string(),
+            _ => format!(
+                r#"{{"role":"assistant","content":[{{"type":"thinking","thinking":""}},{{"type":"text","text":"done {i}"}}]}}"#
+            ),
+        };
+        text.extend_from_slice(l.as_bytes());
+        if i % 9 == 7 {
+            // Invalid UTF-8 inside the string: read lossily.
+            text.extend_from_slice(b"\xff");
+        }
+        text.push(b'\n');
+    }
+    text.extend_from_slice(br#"{"role":"user","content":"last, no newline"}"#);
+    std::fs::write(&p, &text).unwrap();
+    assert!(text.len() > 1 << 20);
+    let (lines, metas, bad) = read_with_meta(&p);
+    let plain = String::from_utf8_lossy(&text).into_owned();
+    let (mut want, mut want_metas, mut want_bad) = (Vec::new(), Vec::new(), 0);
+    for l in plain.lines().filter(|l| !l.trim().is_empty()) {
+        match line_meta::slow(l) {
+            Some(m) if l.trim_start().starts_with('{') => {
+                want.push(l.to_string());
+                want_metas.push(m);
+            }
+            _ => want_bad += 1,
+        }
+    }
+    assert_eq!(bad, want_bad);
+    assert_eq!(lines.len(), want.len());
+    assert!(lines == want);
+    assert!(metas == want_metas);
+}
