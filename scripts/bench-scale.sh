@@ -19,17 +19,19 @@ PREV_SEARCH_BUILD_MS=2600 PREV_SEARCH_WARM_MS=58 PREV_SEARCH_INCR_MS=79
 PREV_LIST_10K_MS=186
 
 # paired_ms RUNS PREP CMD...: median ms of CMD, PREP (a shell string) run before each
-# (not timed). Alternates with nothing: one loop, one process per run.
+# (not timed). Alternates with nothing: one loop, one process per run. The clock is bash's
+# $EPOCHREALTIME (bash 5): a `date` process at each end of the span would add its own
+# start-up to every figure.
 paired_ms() {
     local runs=$1 prep=$2 i t0 t1
     shift 2
     : >"$TMP/ptimes"
     for ((i = 0; i < runs + 1; i++)); do
         bash -c "$prep" >/dev/null 2>&1 || return 1
-        t0=$(date +%s%N)
+        t0=$EPOCHREALTIME
         "$@" >/dev/null 2>&1 || return 1
-        t1=$(date +%s%N)
-        ((i > 0)) && echo $(((t1 - t0) / 1000)) >>"$TMP/ptimes"
+        t1=$EPOCHREALTIME
+        ((i > 0)) && echo $((${t1/./} - ${t0/./})) >>"$TMP/ptimes"
     done
     sort -n "$TMP/ptimes" | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f\n", m / 1000}'
 }
@@ -392,7 +394,7 @@ PY
 {
     echo "## Speed at scale"
     echo
-    echo "Medians of $SRUNS runs each$([[ $QUICK == 1 ]] && echo " (\`BENCH_QUICK=1\`: short curves, few runs)"), timed by the script's own loop (\`date +%s%N\` around each"
+    echo "Medians of $SRUNS runs each$([[ $QUICK == 1 ]] && echo " (\`BENCH_QUICK=1\`: short curves, few runs)"), timed by the script's own loop (bash's \`\$EPOCHREALTIME\` around each"
     echo "process; a set-up command runs untimed before each run where a run changes its input)."
     echo "\"Before\" is the figure of the issue that asked for these goals, measured on this machine"
     echo "before the change."
@@ -423,12 +425,15 @@ PY
     echo "  \`bash -c 'echo hi'\`. The whole tool call: one turn whose answer asks for $K \`echo hi\` calls, minus the same turn"
     echo "  with none, divided by $K; the session's snapshot already exists (its capture is shown"
     echo "  apart: the first call of a session, or the first after a profile changed)."
-    echo "- Where a goal is not met here: the long-session turn's time is the server's parse of the"
-    echo "  request (both columns pay it) plus the agent's own read, scan and send of the session"
-    echo "  (one pass each, see docs/performance.md); listing pays one stat and one open+read per"
-    echo "  session (about 11 µs each on this machine, halved by two threads), so 10,000 sessions"
-    echo "  stay over 50 ms; the index build is bound by SQLite's FTS5 inserts (one transaction,"
-    echo "  cached statements), and a query whose word is in every session ranks all its hits."
+    echo "- What the remaining time is: the long-session turn is the server's parse of the request"
+    echo "  (both columns pay it) plus the agent's own read, scan and send of the session (see"
+    echo "  docs/performance.md); a listing is two stats per session (events.jsonl for the order,"
+    echo "  summary.txt to check the cached preview), about 2 µs each in this machine's kernel, on"
+    echo "  two threads; a search query whose word is in every session ranks all its hits; the"
+    echo "  one-shot turn against $STARTUP_BASE_REV differs mostly before main(): the dynamic loader"
+    echo "  applies about twice the relocations of that build (html5ever's table of named entities,"
+    echo "  behind WebFetch, is the largest), each page of them a copy-on-write fault (see"
+    echo "  docs/performance.md#start-up)."
     echo "- BENCH_QUICK=1 leaves out cargo bench (SSE, sandbox), the 100k-file Grep/Glob tree and the"
     echo "  1 GB events file: those rows read n/a; a full run (\`scripts/bench.sh\`) fills them."
     echo "- The login profile of the Bash figure is a stand-in for a pyenv/nvm set-up: a loop and"

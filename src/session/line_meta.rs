@@ -35,8 +35,9 @@ pub fn meta(line: &str) -> Option<LineMeta> {
     }
 }
 
-/// The full parse (the reference answer).
-pub(super) fn slow(line: &str) -> Option<LineMeta> {
+/// The full parse: the reference answer, which [`meta`] must always give (the unit tests,
+/// `tests/faults/fuzz_regress.rs` and the `conversation` fuzz target compare the two).
+pub fn slow(line: &str) -> Option<LineMeta> {
     let v: Value = serde_json::from_str(line).ok()?;
     if !v.is_object() {
         return None;

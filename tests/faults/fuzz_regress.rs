@@ -1,7 +1,8 @@
-//! Deterministic fuzzing of the three parsers that read untrusted bytes: the RESP frame
-//! reader (input.fifo, notify.fifo, notify.buf), the SSE parser (+ the three providers'
-//! normalisers) and the events.jsonl readers (`session::events::read_all` and the replay
-//! scanner `ui::jscan`). A small xorshift PRNG with fixed seeds keeps every run identical;
+//! Deterministic fuzzing of the parsers that read untrusted bytes: the RESP frame reader
+//! (input.fifo, notify.fifo, notify.buf), the SSE parser (+ the three providers'
+//! normalisers), the events.jsonl readers (`session::events::read_all` and the replay
+//! scanner `ui::jscan`) and the quick read of stored conversation lines
+//! (`session::line_meta`, checked against the full serde parse). A small xorshift PRNG with fixed seeds keeps every run identical;
 //! the whole file takes a few seconds in a debug build.
 //!
 //! Besides "never panics", each loop checks an invariant that could fail:
@@ -9,7 +10,7 @@
 //! SSE output does not depend on how the bytes are chunked, a stream always ends in Stop
 //! or Error, and the events reader agrees with serde_json line by line.
 //!
-//! `tests/fuzz_corpus/{resp,sse,events}/` holds regression inputs (hand-written edge cases
+//! `tests/fuzz_corpus/{resp,sse,events,conversation}/` holds regression inputs (hand-written edge cases
 //! and any crash the cargo-fuzz targets in `fuzz/` ever find); every file is replayed here.
 use bash_agent::ipc::resp::{self, Frame, Item, Reader};
 use bash_agent::provider::norm::run_text;
@@ -505,6 +506,73 @@ fn events_reader_agrees_with_serde() {
     });
 }
 
+// ---------------------------------------------------------------- conversation lines
+
+/// Lines of the shapes the agent stores, with the pieces the quick read must decline or
+/// get right: escapes, duplicate keys, numbers, nesting, other roles and block types.
+fn random_conversation_line(r: &mut Rng) -> String {
+    let s = |r: &mut Rng| serde_json::to_string(&r.text(12)).unwrap();
+    let role = *r.pick(&["\"user\"", "\"assistant\"", "\"system\"", "1", "null"]);
+    let block = |r: &mut Rng| -> String {
+        match r.below(6) {
+            0 => format!("{{\"type\":\"text\",\"text\":{}}}", s(r)),
+            1 => format!(
+                "{{\"type\":\"tool_use\",\"id\":{},\"name\":\"Read\",\"input\":{{\"path\":{}}}}}",
+                s(r),
+                s(r)
+            ),
+            2 => format!(
+                "{{\"type\":\"tool_result\",\"tool_use_id\":{},\"content\":{},\"is_error\":false}}",
+                s(r),
+                s(r)
+            ),
+            3 => format!("{{\"type\":\"tool_use\",\"id\":{},\"id\":{}}}", s(r), s(r)),
+            4 => "{\"type\":\"thinking\",\"thinking\":\"\",\"n\":-1.5e3}".to_string(),
+            _ => format!("[{}]", s(r)),
+        }
+    };
+    let content = if r.chance(40) {
+        s(r)
+    } else {
+        let n = r.below(4);
+        let blocks: Vec<String> = (0..n).map(|_| block(r)).collect();
+        format!("[{}]", blocks.join(","))
+    };
+    match r.below(5) {
+        0 => format!("{{\"content\":{content},\"role\":{role}}}"),
+        1 => format!("{{\"role\":{role},\"role\":\"user\",\"content\":{content}}}"),
+        _ => format!("{{\"role\":{role},\"content\":{content}}}"),
+    }
+}
+
+/// `line_meta::meta` (its quick one-pass read first) gives what the full parse gives.
+fn check_conversation_line(line: &str) {
+    use bash_agent::session::line_meta::{meta, slow};
+    assert_eq!(meta(line), slow(line), "{line:?}");
+}
+
+#[test]
+fn conversation_lines_agree_with_serde() {
+    let mut r = Rng::new(7);
+    budget(4000, 1.0, |_| {
+        let line = random_conversation_line(&mut r);
+        check_conversation_line(&line);
+        let b = line.as_bytes();
+        // Cut, with a byte changed, with garbage after: still the serde answer.
+        let cut = &b[..r.below(b.len())];
+        let mut changed = b.to_vec();
+        let at = r.below(changed.len());
+        changed[at] = *r.pick(&b"{}[]\",:\\ 0ae-"[..]);
+        let mut tail = b.to_vec();
+        tail.extend(r.bytes(6));
+        for v in [cut.to_vec(), changed, tail] {
+            if let Ok(t) = std::str::from_utf8(&v) {
+                check_conversation_line(t);
+            }
+        }
+    });
+}
+
 // ---------------------------------------------------------------- corpus
 
 fn corpus(kind: &str) -> Vec<PathBuf> {
@@ -535,6 +603,12 @@ fn corpus_regressions_replay() {
     }
     for p in corpus("events") {
         check_events_file(dir.path(), &std::fs::read(&p).unwrap());
+        n += 1;
+    }
+    for p in corpus("conversation") {
+        for l in String::from_utf8_lossy(&std::fs::read(&p).unwrap()).lines() {
+            check_conversation_line(l);
+        }
         n += 1;
     }
     assert!(n >= 9, "corpus too small: {n} files");
