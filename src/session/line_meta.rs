@@ -30,9 +30,50 @@ pub fn meta(line: &str) -> Option<LineMeta> {
         return Some(m);
     }
     match serde_json::from_str::<Fast>(line) {
-        Ok(f) => Some(f.into_meta()),
-        Err(_) => slow(line),
+        // serde_json skips an ignored value without checking that a string's `\u` escapes
+        // pair up or that a number fits an f64, where the full parse refuses both: a line
+        // that may hold either gets the full parse.
+        Ok(f) if !has_surrogate_escape(line) && !may_overflow(line) => Some(f.into_meta()),
+        _ => slow(line),
     }
+}
+
+/// Whether `line` may hold a number out of an f64's range: an exponent (a digit or `.`, then
+/// `e`/`E`, a sign or not, a digit), or a run of more than 300 digits. Text inside strings
+/// that looks so only costs the full parse.
+fn may_overflow(line: &str) -> bool {
+    let b = line.as_bytes();
+    let mut run = 0usize;
+    for (i, &c) in b.iter().enumerate() {
+        if c.is_ascii_digit() {
+            run += 1;
+            if run > 300 {
+                return true;
+            }
+            continue;
+        }
+        if matches!(c, b'e' | b'E') && (run > 0 || (i > 0 && b[i - 1] == b'.')) {
+            let next = match b.get(i + 1) {
+                Some(b'+' | b'-') => b.get(i + 2),
+                n => n,
+            };
+            if next.is_some_and(u8::is_ascii_digit) {
+                return true;
+            }
+        }
+        run = 0;
+    }
+    false
+}
+
+/// Whether `line` may hold a `\uD800`–`\uDFFF` escape (a backslash before the `u` that is
+/// itself escaped only costs the full parse).
+fn has_surrogate_escape(line: &str) -> bool {
+    let b = line.as_bytes();
+    memchr::memmem::find_iter(b, b"\\u").any(|i| {
+        matches!(b.get(i + 2), Some(b'd' | b'D'))
+            && matches!(b.get(i + 3), Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+    })
 }
 
 /// The full parse: the reference answer, which [`meta`] must always give (the unit tests,
@@ -145,6 +186,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_integer_too_long_for_an_f64_gets_the_full_parse() {
+        let l = format!(r#"{{"role":"user","content":"x","n":{}}}"#, "9".repeat(400));
+        assert_eq!(slow(&l), None);
+        assert_eq!(meta(&l), None);
+        let ok = format!(r#"{{"role":"user","content":"x","n":{}}}"#, "9".repeat(300));
+        assert_eq!(meta(&ok), slow(&ok));
+    }
+
+    #[test]
     fn fast_and_full_parse_agree() {
         for l in [
             r#"{"role":"user","content":"hi"}"#,
@@ -160,6 +210,15 @@ mod tests {
             r#"{"role":"user","content":null}"#,
             r#"{"role":"user"}"#,
             r#"{}"#,
+            // A lone surrogate in a field the typed read skips (found by the fuzzer): the
+            // full parse refuses the line, and so must `meta`.
+            r#"{"role":"user","dontent":"a\ud18d\ude00b","n":1.5e3}"#,
+            r#"{"role":"user","content":"x","pad":"\uDC00"}"#,
+            r#"{"role":"user","content":"x","pad":"\ud83d\ude00 \\ud800"}"#,
+            // Numbers out of an f64's range in a skipped field (also from the fuzzer).
+            r#"{"role":"use00b","n":1.5e333333333}"#,
+            r#"{"role":"user","content":"x","n":-2E+400}"#,
+            r#"{"role":"user","content":"x","n":1.5e3,"id":"01e4"}"#,
         ] {
             assert_eq!(meta(l), slow(l), "{l}");
         }
