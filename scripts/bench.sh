@@ -25,6 +25,9 @@ if [[ $QUICK == 1 ]]; then
     BENCH_SKIP_SEARCH=1
 fi
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+# The tree as measured (before this script writes its own BENCHMARKS-curves.svg).
+REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")
+DIRTY=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo " + uncommitted changes" || true)
 BENCH_DIR=${BENCH_DIR:-/tmp/bash-agent-bench}
 OUT_MD=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
 BIN=${BENCH_BIN:-$ROOT/target/release/bash-agent}
@@ -374,8 +377,6 @@ LOAD=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 CPU=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || uname -m)
 MEM=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || echo "?")
 TOOL=$([[ $HAVE_HF == 1 ]] && hyperfine --version || echo "timing loop (date +%s%N)")
-REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")
-DIRTY=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo " + uncommitted changes" || true)
 
 {
     echo "# Benchmarks"
