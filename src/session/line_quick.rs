@@ -236,7 +236,7 @@ impl<'a> Cur<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::line_meta::slow;
     use super::*;
 
@@ -269,29 +269,33 @@ mod tests {
         }
     }
 
+    /// Lines the quick read must leave to serde (the line_meta tests hold them against
+    /// the full parse too).
+    pub(in crate::session) const DECLINED: &[&str] = &[
+        r#"{"role":7,"content":"x"}"#,
+        r#"{"role":"assistant","content":["str",{"type":"tool_use","id":"q"}]}"#,
+        r#"{"role":"assistant","content":[{"type":"tool_use","id":5}]}"#,
+        r#"{"role":"user","role":"assistant","content":"dup"}"#,
+        r#"{"content":{"a":1},"role":"user"}"#,
+        r#"{"role":"user","content":null}"#,
+        r#"{"role":"user","content":"\u00e9"}"#,
+        r#"{"role":"user","content":"a\qb"}"#,
+        "{\"role\":\"user\",\"content\":\"tab\there\"}",
+        r#"{"role":"us\"er","content":"x"}"#,
+        r#"{"role":"user","content":"x","n":1}"#,
+        r#"{"role":"assistant","content":[{"type":"tool_use","type":"text","id":"a"}]}"#,
+        r#"{"role":"user","content":"x"} x"#,
+        r#"{"role":"user","content":"x""#,
+        r#"{"role":"user","content":"x",}"#,
+        r#"{"role":"user" "content":"x"}"#,
+        r#"{"a":tru}"#,
+        r#"["role","user"]"#,
+        "\u{a0}{}",
+    ];
+
     #[test]
     fn declines_what_it_is_not_sure_of() {
-        for l in [
-            r#"{"role":7,"content":"x"}"#,
-            r#"{"role":"assistant","content":["str",{"type":"tool_use","id":"q"}]}"#,
-            r#"{"role":"assistant","content":[{"type":"tool_use","id":5}]}"#,
-            r#"{"role":"user","role":"assistant","content":"dup"}"#,
-            r#"{"content":{"a":1},"role":"user"}"#,
-            r#"{"role":"user","content":null}"#,
-            r#"{"role":"user","content":"\u00e9"}"#,
-            r#"{"role":"user","content":"a\qb"}"#,
-            "{\"role\":\"user\",\"content\":\"tab\there\"}",
-            r#"{"role":"us\"er","content":"x"}"#,
-            r#"{"role":"user","content":"x","n":1}"#,
-            r#"{"role":"assistant","content":[{"type":"tool_use","type":"text","id":"a"}]}"#,
-            r#"{"role":"user","content":"x"} x"#,
-            r#"{"role":"user","content":"x""#,
-            r#"{"role":"user","content":"x",}"#,
-            r#"{"role":"user" "content":"x"}"#,
-            r#"{"a":tru}"#,
-            r#"["role","user"]"#,
-            "\u{a0}{}",
-        ] {
+        for l in DECLINED {
             assert!(!agrees(l), "quick read answered {l}");
         }
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(200), "]".repeat(200));
