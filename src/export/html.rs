@@ -3,7 +3,7 @@
 //! raw HTML inside them is shown as text, images become links, and only http(s), mailto and
 //! in-page links keep their target. Every other piece of text is HTML-escaped. Long tool
 //! results are collapsed in `<details>`.
-use super::{call_label, cost_text, long_result, Call, Transcript};
+use super::{call_label, cost_text, result_view, Call, ResultView, Transcript};
 use crate::usage::report::fmt_n;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
@@ -94,24 +94,20 @@ fn call_html(out: &mut String, c: &Call) {
         "<details><summary>Input</summary><pre><code>{}</code></pre></details>\n",
         esc(&input)
     ));
-    match &c.result {
+    match result_view(c) {
         None => out.push_str("<p><em>(no result recorded)</em></p>\n"),
-        Some(r) => {
-            let what = if c.error { "Error" } else { "Result" };
-            if long_result(r) {
-                out.push_str(&format!(
-                    "<details><summary>{what} ({} lines, {} bytes)</summary><pre><code>{}</code></pre></details>\n",
-                    r.lines().count(),
-                    r.len(),
-                    esc(r)
-                ));
-            } else {
-                out.push_str(&format!(
-                    "<div class=\"label\">{what}</div><pre><code>{}</code></pre>\n",
-                    esc(r)
-                ));
-            }
-        }
+        Some(ResultView {
+            what,
+            collapsed: Some((lines, bytes)),
+            text,
+        }) => out.push_str(&format!(
+            "<details><summary>{what} ({lines} lines, {bytes} bytes)</summary><pre><code>{}</code></pre></details>\n",
+            esc(text)
+        )),
+        Some(ResultView { what, text, .. }) => out.push_str(&format!(
+            "<div class=\"label\">{what}</div><pre><code>{}</code></pre>\n",
+            esc(text)
+        )),
     }
     out.push_str("</div>\n");
 }

@@ -1,7 +1,7 @@
 //! The markdown transcript: prompts and answers as written (their markdown kept), each tool
 //! call with its input as JSON and its result in a fenced block, long results inside
 //! `<details>` (collapsed where the markdown is rendered: GitHub, most editors).
-use super::{call_label, cost_text, long_result, Call, Transcript};
+use super::{call_label, cost_text, result_view, Call, ResultView, Transcript};
 use crate::usage::report::fmt_n;
 
 /// A code fence longer than any backtick run in `s`.
@@ -32,20 +32,18 @@ fn call_md(out: &mut String, c: &Call) {
     let input = serde_json::to_string_pretty(&c.input).unwrap_or_default();
     out.push_str(&fenced("json", &input));
     out.push('\n');
-    match &c.result {
+    match result_view(c) {
         None => out.push_str("*(no result recorded)*\n\n"),
-        Some(r) => {
-            let what = if c.error { "Error" } else { "Result" };
-            if long_result(r) {
-                out.push_str(&format!(
-                    "<details><summary>{what} ({} lines, {} bytes)</summary>\n\n{}\n</details>\n\n",
-                    r.lines().count(),
-                    r.len(),
-                    fenced("", r)
-                ));
-            } else {
-                out.push_str(&format!("{what}:\n\n{}\n", fenced("", r)));
-            }
+        Some(ResultView {
+            what,
+            collapsed: Some((lines, bytes)),
+            text,
+        }) => out.push_str(&format!(
+            "<details><summary>{what} ({lines} lines, {bytes} bytes)</summary>\n\n{}\n</details>\n\n",
+            fenced("", text)
+        )),
+        Some(ResultView { what, text, .. }) => {
+            out.push_str(&format!("{what}:\n\n{}\n", fenced("", text)))
         }
     }
 }

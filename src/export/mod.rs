@@ -238,9 +238,25 @@ pub fn render(t: &Transcript, f: Format) -> String {
     }
 }
 
-/// Whether a tool result is long enough to be collapsed.
-pub fn long_result(s: &str) -> bool {
-    s.len() > COLLAPSE_BYTES || s.lines().count() > COLLAPSE_LINES
+/// How a call's result is shown, whatever the format.
+pub struct ResultView<'a> {
+    /// "Error" or "Result".
+    pub what: &'static str,
+    /// Lines and bytes, when the result is long enough to be collapsed.
+    pub collapsed: Option<(usize, usize)>,
+    pub text: &'a str,
+}
+
+/// The result of `c` as the renderers show it; `None` when none was recorded.
+pub fn result_view(c: &Call) -> Option<ResultView<'_>> {
+    let r = c.result.as_deref()?;
+    let lines = r.lines().count();
+    let long = r.len() > COLLAPSE_BYTES || lines > COLLAPSE_LINES;
+    Some(ResultView {
+        what: if c.error { "Error" } else { "Result" },
+        collapsed: long.then_some((lines, r.len())),
+        text: r,
+    })
 }
 
 /// The cost line of the usage: `$0.0123`, `-` when no model of the session has a price.
