@@ -65,15 +65,27 @@ fn escape_invalid(bytes: &[u8]) -> String {
 /// `Cli::try_parse` without dropping the command tree: clap builds every flag and
 /// subcommand to parse a line, and freeing that tree again cost a one-shot run about
 /// 300,000 instructions; the process is about to exit or run for long, so the tree is left
-/// to the exit (docs/performance.md, "Start-up").
+/// to the exit (docs/performance.md, "Start-up"). A line that names no subcommand and asks
+/// no help is parsed by the smaller `CliNoSubcommand` first (the same flags); any error
+/// there is left to the full parse, so every message is the full command's.
 fn try_parse() -> Result<Cli, clap::Error> {
-    use clap::{CommandFactory, FromArgMatches};
-    let mut cmd = Cli::command();
+    use crate::cli::CliNoSubcommand;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let text: Vec<&str> = args.iter().skip(1).filter_map(|a| a.to_str()).collect();
+    if !crate::cli::needs_full_parse(&text) {
+        if let Ok(c) = parse_kept::<CliNoSubcommand>(&args) {
+            return Ok(c.into());
+        }
+    }
+    parse_kept::<Cli>(&args)
+}
+
+/// Parse `args` as `P`, leaving clap's command tree allocated (see `try_parse`).
+fn parse_kept<P: clap::Parser>(args: &[std::ffi::OsString]) -> Result<P, clap::Error> {
+    let mut cmd = P::command();
     let parsed = cmd
-        .try_get_matches_from_mut(std::env::args_os())
-        .and_then(|mut m| {
-            Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut Cli::command()))
-        });
+        .try_get_matches_from_mut(args.iter())
+        .and_then(|mut m| P::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut P::command())));
     std::mem::forget(cmd);
     parsed
 }

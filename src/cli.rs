@@ -22,6 +22,67 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// The same command line without the subcommands, for a run that names none (the one-shot
+/// turn, `-i`, `--listen`, ...). clap builds every argument of every subcommand before it
+/// parses, and copies each global flag into each of them: for a one-shot run that was a
+/// quarter of the process's instructions and 200 KB of heap. `app::try_parse` uses this
+/// shape only when no argument could name a subcommand or ask for help, and parses again
+/// with [`Cli`] on any error, so messages and help are the full command's.
+#[derive(Parser, Debug)]
+#[command(
+    name = "bash-agent",
+    version,
+    about = "A terminal AI coding agent (native twin of the shell bash-agent)"
+)]
+pub struct CliNoSubcommand {
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    #[command(flatten)]
+    pub opts: Opts,
+}
+
+impl From<CliNoSubcommand> for Cli {
+    fn from(c: CliNoSubcommand) -> Cli {
+        Cli {
+            prompt: c.prompt,
+            opts: c.opts,
+            command: None,
+        }
+    }
+}
+
+/// The names (and aliases) of [`Command`]'s subcommands, as typed; a unit test holds this list
+/// to clap's.
+pub const SUBCOMMAND_NAMES: &[&str] = &[
+    "compact",
+    "undo",
+    "rewind",
+    "usage",
+    "export",
+    "search",
+    "config",
+    "completions",
+    "man",
+    "init",
+    "sessions",
+    "mcp",
+    "tool",
+    "mock-server",
+];
+
+/// Whether the arguments (without the program name) need the full [`Cli`] to parse: one of
+/// them could be a subcommand's name, or asks for help (whose text lists the subcommands).
+/// A short-flag cluster holding an `h` (`-vh`) counts as a help request.
+pub fn needs_full_parse<S: AsRef<str>>(args: &[S]) -> bool {
+    args.iter().map(AsRef::as_ref).any(|a| {
+        SUBCOMMAND_NAMES.contains(&a)
+            || a == "--help"
+            || a == "help"
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains('h'))
+    })
+}
+
 /// Options shared by the agent and its subcommands.
 #[derive(Args, Debug, Clone, Default)]
 pub struct Opts {
@@ -309,4 +370,97 @@ pub enum SessionsCmd {
     },
     /// Meta, stats, plan, summary and last turns of a session.
     Show { name: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    #[test]
+    fn subcommand_names_are_clap_s() {
+        let cmd = Cli::command();
+        let mut names: Vec<String> = Vec::new();
+        for sc in cmd.get_subcommands() {
+            names.push(sc.get_name().to_string());
+            names.extend(sc.get_all_aliases().map(str::to_string));
+        }
+        let mut ours: Vec<String> = SUBCOMMAND_NAMES.iter().map(|s| s.to_string()).collect();
+        names.sort();
+        ours.sort();
+        assert_eq!(names, ours);
+    }
+
+    #[test]
+    fn the_lean_parse_gives_the_full_parse_s_result() {
+        let lines: &[&[&str]] = &[
+            &["say hello"],
+            &[
+                "-p",
+                "claude",
+                "--api-key",
+                "k",
+                "--base-url",
+                "http://x/v1",
+                "hi",
+            ],
+            &[
+                "-m",
+                "haiku",
+                "--max-tokens",
+                "8k",
+                "--allow",
+                "Bash(ls:*)",
+                "--deny",
+                "Write",
+            ],
+            &["--session", "--print", "x"],
+            &[
+                "-r",
+                "name",
+                "-c",
+                "--fork",
+                "-v",
+                "--json",
+                "--list-sessions",
+            ],
+            &[
+                "--replay",
+                "--follow",
+                "3",
+                "--add-dir",
+                "a",
+                "--add-dir",
+                "b",
+            ],
+            &[
+                "--effort",
+                "high",
+                "--thinking",
+                "disabled",
+                "--output-format",
+                "json",
+            ],
+            &["--", "--not-a-flag"],
+            &[],
+        ];
+        for l in lines {
+            assert!(!needs_full_parse(l), "{l:?}");
+            let argv = std::iter::once("bash-agent").chain(l.iter().copied());
+            let lean: Cli = CliNoSubcommand::try_parse_from(argv.clone())
+                .unwrap()
+                .into();
+            let full = Cli::try_parse_from(argv).unwrap();
+            assert_eq!(format!("{lean:?}"), format!("{full:?}"), "{l:?}");
+        }
+    }
+
+    #[test]
+    fn subcommands_and_help_take_the_full_parse() {
+        assert!(needs_full_parse(&["search", "x"]));
+        assert!(needs_full_parse(&["-p", "claude", "mcp", "list"]));
+        assert!(needs_full_parse(&["--help"]));
+        assert!(needs_full_parse(&["-vh"]));
+        assert!(!needs_full_parse(&["search for the bug"]));
+    }
 }

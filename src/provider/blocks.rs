@@ -15,7 +15,8 @@ pub(crate) fn tools_compact(tools_json: &str) -> Option<Cow<'_, str>> {
     if t.is_empty() || t == "[]" {
         return None;
     }
-    if is_compact(t) {
+    // The built-in tools alone are the compile-time compact text itself: no scan needed.
+    if std::ptr::eq(t, crate::tools::TOOLS_JSON_COMPACT) || is_compact(t) {
         return Some(Cow::Borrowed(t));
     }
     match serde_json::from_str::<Value>(t) {
