@@ -1,22 +1,8 @@
-//! HTML to markdown with the `htmd` crate (a turndown.js port on html5ever, the HTML
-//! parser of Servo: real-world markup, broken or not, parses as a browser would).
-//! Scripts, styles and other non-content elements are dropped.
+//! The page's markdown with its links made absolute (the conversion itself is `super::html`).
 
-/// Elements whose content is not text for a reader.
-const SKIP: [&str; 8] = [
-    "script", "style", "noscript", "template", "svg", "iframe", "head", "canvas",
-];
-
-/// The page as markdown; a conversion error (htmd reports none for bad markup, only for
-/// I/O inside the parser) falls back to the raw text.
+/// The page as markdown (see `super::html`).
 pub fn html_to_markdown(html: &str) -> String {
-    let conv = htmd::HtmlToMarkdown::builder()
-        .skip_tags(SKIP.to_vec())
-        .build();
-    match conv.convert(html) {
-        Ok(md) => md,
-        Err(_) => html.to_string(),
-    }
+    super::html::to_markdown(html)
 }
 
 /// Relative link and image targets (`](/a)`, `](b.html)`) made absolute against the page's

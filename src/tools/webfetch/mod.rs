@@ -9,6 +9,7 @@
 //! to the result cap) with the prompt repeated above it, for the model to answer itself.
 mod convert;
 pub mod fetch;
+mod html;
 
 use super::common::arg;
 use super::{ToolHost, ToolOutput};

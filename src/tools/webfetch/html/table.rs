@@ -1,0 +1,70 @@
+//! Tables as GFM pipe tables: the first row is the header (markdown needs one), every row
+//! padded to the widest. A table used for page layout (one column, or a table inside a
+//! cell) is not data: its cells are rendered as blocks, one after another.
+use super::parse::{Element, Node};
+use super::render::{children, inline_text, Out};
+
+pub fn table(e: &Element, out: &mut Out) {
+    let mut rows: Vec<&Element> = Vec::new();
+    let mut caption = None;
+    for c in elements(e) {
+        match c.name.as_str() {
+            "tr" => rows.push(c),
+            "thead" | "tbody" | "tfoot" => rows.extend(elements(c).filter(|r| r.name == "tr")),
+            "caption" => caption = Some(inline_text(c)),
+            _ => {}
+        }
+    }
+    let width = rows.iter().map(|r| cells(r).len()).max().unwrap_or(0);
+    let layout = width <= 1 || rows.iter().flat_map(|r| cells(r)).any(has_table);
+    if out.is_inline() || layout {
+        if let Some(c) = caption.filter(|c| !c.is_empty()) {
+            out.write_lines(&[c]);
+        }
+        for cell in rows.iter().flat_map(|r| cells(r)) {
+            if out.is_inline() {
+                out.write_text(" ");
+                children(cell, out);
+            } else {
+                out.write_lines(&[]);
+                children(cell, out);
+                out.write_lines(&[]);
+            }
+        }
+        return;
+    }
+    let line = |texts: Vec<String>| format!("| {} |", texts.join(" | "));
+    let mut lines = Vec::with_capacity(rows.len() + 2);
+    if let Some(c) = caption.filter(|c| !c.is_empty()) {
+        out.write_lines(&[c]);
+    }
+    for (k, r) in rows.iter().enumerate() {
+        let mut texts: Vec<String> = cells(r)
+            .iter()
+            .map(|c| inline_text(c).replace('|', "\\|"))
+            .collect();
+        texts.resize(width, String::new());
+        lines.push(line(texts));
+        if k == 0 {
+            lines.push(line(vec!["---".to_string(); width]));
+        }
+    }
+    out.write_lines(&lines);
+}
+
+fn elements(e: &Element) -> impl Iterator<Item = &Element> {
+    e.children.iter().filter_map(|c| match c {
+        Node::Element(x) => Some(x),
+        Node::Text(_) => None,
+    })
+}
+
+fn cells(row: &Element) -> Vec<&Element> {
+    elements(row)
+        .filter(|c| c.name == "td" || c.name == "th")
+        .collect()
+}
+
+fn has_table(e: &Element) -> bool {
+    elements(e).any(|c| c.name == "table" || has_table(c))
+}

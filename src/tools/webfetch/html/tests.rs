@@ -1,0 +1,106 @@
+//! Whole conversions: markup in, markdown out.
+use super::to_markdown as md;
+
+#[test]
+fn headings_paragraphs_and_inline_marks() {
+    assert_eq!(
+        md("<h1>Title</h1><p>Some <b>bold</b>, <em> spaced </em>and <code>x()</code>.</p><h3>Sub <i>it</i></h3>"),
+        "# Title\n\nSome **bold**, *spaced* and `x()`.\n\n### Sub *it*"
+    );
+    assert_eq!(md("<p>a\n   b\t c</p>\n\n<p>  d  </p>"), "a b c\n\nd");
+    assert_eq!(md("<p>one<br>two<br/>three</p>"), "one  \ntwo  \nthree");
+    assert_eq!(
+        md("<s>old</s> <code>a`b</code> <code>`</code>"),
+        "~~old~~ ``a`b`` `` ` ``"
+    );
+    assert_eq!(md("x<hr>y"), "x\n\n---\n\ny");
+}
+
+#[test]
+fn links_and_images() {
+    assert_eq!(
+        md("<p>See <a href=\"/doc\" title=\"The doc\">the doc</a> and <a href='x y.html'> spaced </a>.</p>"),
+        "See [the doc](/doc \"The doc\") and [spaced](x%20y.html) ."
+    );
+    assert_eq!(
+        md("<a href=\"#\"></a><a>no href</a> <a href=\"javascript:void(0)\">js</a>"),
+        "no href js"
+    );
+    assert_eq!(
+        md("<img src=\"/p.png\" alt=\"A [cat]\"> <img src=\"data:image/png;base64,AAAA\" alt=\"inline\">"),
+        "![A cat](/p.png) inline"
+    );
+    assert_eq!(
+        md("<a href=\"/h\"><img src=\"i.png\" alt=\"logo\"></a>"),
+        "[![logo](i.png)](/h)"
+    );
+}
+
+#[test]
+fn lists_nested_ordered_and_loose_markup() {
+    assert_eq!(md("<ul><li>one<li>two</ul>"), "- one\n- two");
+    assert_eq!(
+        md("<ol start=\"3\"><li>three</li><li>four<ul><li>sub a</li><li>sub b</li></ul></li></ol><p>after</p>"),
+        "3. three\n4. four\n   - sub a\n   - sub b\n\nafter"
+    );
+    assert_eq!(
+        md("<ul><li><p>para one</p><p>para two</p></li></ul>"),
+        "- para one\n  \n  para two".replace("\n  \n", "\n\n")
+    );
+    assert_eq!(
+        md("<dl><dt>Term</dt><dd>Meaning</dd></dl>"),
+        "**Term**\n: Meaning"
+    );
+}
+
+#[test]
+fn quotes_and_code_blocks() {
+    assert_eq!(
+        md("<blockquote><p>a</p><p>b</p></blockquote>"),
+        "> a\n>\n> b"
+    );
+    assert_eq!(
+        md("<pre><code class=\"language-rust\">fn main() {\n    let a = 1 &lt; 2;\n}\n</code></pre>"),
+        "```rust\nfn main() {\n    let a = 1 < 2;\n}\n```"
+    );
+    assert_eq!(md("<pre>a ``` b</pre>"), "````\na ``` b\n````");
+    assert_eq!(
+        md("<ul><li>x<pre>code\n  more</pre></li></ul>"),
+        "- x\n  \n  ```\n  code\n    more\n  ```".replace("\n  \n", "\n\n")
+    );
+}
+
+#[test]
+fn tables_data_and_layout() {
+    assert_eq!(
+        md("<table><caption>Prices</caption><tr><th>Name</th><th>Cost</th></tr><tr><td>a|b</td><td><b>1</b></td></tr><tr><td>c</td></tr></table>"),
+        "Prices\n\n| Name | Cost |\n| --- | --- |\n| a\\|b | **1** |\n| c |  |"
+    );
+    assert_eq!(
+        md("<table><tr><td><h2>Layout</h2><p>text</p></td></tr></table>"),
+        "## Layout\n\ntext"
+    );
+}
+
+#[test]
+fn non_content_is_dropped_and_entities_decoded() {
+    let page = "<!DOCTYPE html><html><head><title>T</title><style>p{}</style></head><body>\
+        <script>document.write('<p>no</p>')</script><noscript>enable js</noscript>\
+        <p>Caf&eacute; &amp; cr&egrave;me &mdash; 5 &lt; 6&nbsp;!</p><div hidden>secret</div>\
+        <svg><text>drawn</text></svg></body></html>";
+    assert_eq!(md(page), "Café & crème — 5 < 6\u{a0}!");
+}
+
+#[test]
+fn broken_markup_still_reads() {
+    assert_eq!(
+        md("<p>unclosed <b>bold<p>next</div></span>"),
+        "unclosed **bold**\n\nnext"
+    );
+    assert_eq!(md("a < b > c <3 <!-- gone --> d"), "a < b > c <3 d");
+    assert_eq!(md(""), "");
+    let deep = "<div><ul><li>".repeat(3000) + "deep";
+    assert!(md(&deep).ends_with("deep"));
+    let _ = md("<table><td>x<tr><th>");
+    let _ = md("<pre>");
+}
