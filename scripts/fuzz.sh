@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (cargo-fuzz / libFuzzer) of the parsers that read untrusted
 # bytes: the RESP frame reader, the SSE parser + normalisers, the events.jsonl readers, the
-# quick read of stored conversation lines.
+# quick read of stored conversation lines, WebFetch's HTML to markdown conversion.
 #
 #   scripts/fuzz.sh            # 30 s per target
 #   scripts/fuzz.sh 300        # 5 min per target
@@ -21,7 +21,7 @@ set -euo pipefail
 
 SECS=${1:-30}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TARGETS=${FUZZ_TARGETS:-"resp sse events conversation"}
+TARGETS=${FUZZ_TARGETS:-"resp sse events conversation html"}
 export RUSTC_BOOTSTRAP=1
 
 if ! cargo fuzz --version >/dev/null 2>&1; then

@@ -10,7 +10,11 @@
 //! SSE output does not depend on how the bytes are chunked, a stream always ends in Stop
 //! or Error, and the events reader agrees with serde_json line by line.
 //!
-//! `tests/fuzz_corpus/{resp,sse,events,conversation}/` holds regression inputs (hand-written edge cases
+//! WebFetch's HTML to markdown conversion is fuzzed too: it never panics, text without
+//! markup comes out with only its white space collapsed, and every word of a random
+//! well-formed page of content elements comes out, in order.
+//!
+//! `tests/fuzz_corpus/{resp,sse,events,conversation,html}/` holds regression inputs (hand-written edge cases
 //! and any crash the cargo-fuzz targets in `fuzz/` ever find); every file is replayed here.
 use bash_agent::ipc::resp::{self, Frame, Item, Reader};
 use bash_agent::provider::norm::run_text;
@@ -573,6 +577,110 @@ fn conversation_lines_agree_with_serde() {
     });
 }
 
+// ---------------------------------------------------------------- HTML
+
+/// The conversion of `html`; text with no `<` and no `&` must come out as its words.
+fn check_html_input(html: &str) -> String {
+    let md = bash_agent::tools::webfetch::html_to_markdown(html);
+    if !html.contains(['<', '&']) {
+        let words: Vec<&str> = html.split_ascii_whitespace().collect();
+        assert_eq!(md, words.join(" "), "{html:?}");
+    }
+    md
+}
+
+/// A random well-formed tree of content elements around the words w0, w1, ... (appended to
+/// `words` in document order).
+fn random_page(r: &mut Rng, depth: usize, words: &mut Vec<String>, out: &mut String) {
+    const TAGS: &[&str] = &[
+        "p",
+        "div",
+        "b",
+        "em",
+        "code",
+        "a href=/x",
+        "h2",
+        "ul",
+        "ol",
+        "li",
+        "blockquote",
+        "pre",
+        "table",
+        "tr",
+        "td",
+        "th",
+        "span",
+        "dl",
+        "dt",
+        "dd",
+        "section",
+        "del",
+        "a",
+    ];
+    for _ in 0..1 + r.below(4) {
+        if depth < 6 && r.chance(45) {
+            let tag = *r.pick(TAGS);
+            let name = tag.split(' ').next().unwrap_or(tag);
+            out.push_str(&format!("<{tag}>"));
+            random_page(r, depth + 1, words, out);
+            if r.chance(90) {
+                out.push_str(&format!("</{name}>"));
+            }
+        } else {
+            let w = format!("w{}", words.len());
+            out.push_str(&w);
+            const AFTER: &[&str] = &[" ", "\n", "", "<br>", "&nbsp;", " &amp; "];
+            let after: &str = *r.pick(AFTER);
+            out.push_str(after);
+            words.push(w);
+        }
+    }
+}
+
+#[test]
+fn html_conversion_never_panics_and_keeps_every_word() {
+    let mut r = Rng::new(7);
+    budget(3000, 4.0, |_| {
+        let mut page = String::new();
+        let mut words = Vec::new();
+        random_page(&mut r, 0, &mut words, &mut page);
+        let md = check_html_input(&page);
+        let mut at = 0;
+        for w in &words {
+            // w1 must not be found inside w12: the word with a non-digit after it.
+            let found = md[at..]
+                .match_indices(w.as_str())
+                .find(|(k, _)| !md[at + k + w.len()..].starts_with(|c: char| c.is_ascii_digit()));
+            let Some((k, _)) = found else {
+                panic!("{w} missing or out of order in {md:?} from {page:?}");
+            };
+            at += k + w.len();
+        }
+    });
+    budget(3000, 3.0, |_| {
+        let text = r.text(200);
+        check_html_input(&text);
+        let mut bytes = r.bytes(300);
+        for _ in 0..r.below(8) {
+            let piece = *r.pick(&[
+                &b"<p>"[..],
+                b"</li>",
+                b"<!--",
+                b"<script>",
+                b"<a href='",
+                b"&#x",
+                b"<pre>",
+                b"<table><td>",
+                b"&amp",
+                b"</",
+            ]);
+            let at = r.below(bytes.len() + 1);
+            bytes.splice(at..at, piece.iter().copied());
+        }
+        check_html_input(&String::from_utf8_lossy(&bytes));
+    });
+}
+
 // ---------------------------------------------------------------- corpus
 
 fn corpus(kind: &str) -> Vec<PathBuf> {
@@ -609,6 +717,10 @@ fn corpus_regressions_replay() {
         for l in String::from_utf8_lossy(&std::fs::read(&p).unwrap()).lines() {
             check_conversation_line(l);
         }
+        n += 1;
+    }
+    for p in corpus("html") {
+        check_html_input(&String::from_utf8_lossy(&std::fs::read(&p).unwrap()));
         n += 1;
     }
     assert!(n >= 9, "corpus too small: {n} files");

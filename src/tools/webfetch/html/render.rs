@@ -175,7 +175,7 @@ impl Out {
 
     pub fn finish(self) -> String {
         let mut s = self.s;
-        s.truncate(s.trim_end().len());
+        s.truncate(s.trim_end_matches(|c: char| c.is_ascii_whitespace()).len());
         s
     }
 }
@@ -240,6 +240,12 @@ fn element(e: &Element, out: &mut Out) {
             out.block(1);
         }
         "table" => super::table::table(e, out),
+        // Parts of a table that is not a grid (table.rs): each row and cell a block.
+        "tr" | "td" | "th" | "thead" | "tbody" | "tfoot" => {
+            out.block(1);
+            children(e, out);
+            out.block(1);
+        }
         "li" => {
             // A list item outside a list: a list of one.
             out.block(1);

@@ -1,6 +1,6 @@
 //! Tables as GFM pipe tables: the first row is the header (markdown needs one), every row
-//! padded to the widest. A table used for page layout (one column, or a table inside a
-//! cell) is not data: its cells are rendered as blocks, one after another.
+//! padded to the widest. A table used for page layout (one column, a table inside a cell,
+//! or text outside the cells) is not data: its parts are rendered as blocks, in order.
 use super::parse::{Element, Node};
 use super::render::{children, inline_text, Out};
 
@@ -16,22 +16,18 @@ pub fn table(e: &Element, out: &mut Out) {
         }
     }
     let width = rows.iter().map(|r| cells(r).len()).max().unwrap_or(0);
-    let layout = width <= 1 || rows.iter().flat_map(|r| cells(r)).any(has_table);
+    let layout = width <= 1
+        || rows.iter().flat_map(|r| cells(r)).any(has_table)
+        || stray_content(
+            e,
+            &[
+                "tr", "thead", "tbody", "tfoot", "caption", "colgroup", "col",
+            ],
+        )
+        || rows.iter().any(|r| stray_content(r, &["td", "th"]));
     if out.is_inline() || layout {
-        if let Some(c) = caption.filter(|c| !c.is_empty()) {
-            out.write_lines(&[c]);
-        }
-        for cell in rows.iter().flat_map(|r| cells(r)) {
-            if out.is_inline() {
-                out.write_text(" ");
-                children(cell, out);
-            } else {
-                out.write_lines(&[]);
-                children(cell, out);
-                out.write_lines(&[]);
-            }
-        }
-        return;
+        // Not data: every part in document order, cells as blocks (render.rs).
+        return children(e, out);
     }
     let line = |texts: Vec<String>| format!("| {} |", texts.join(" | "));
     let mut lines = Vec::with_capacity(rows.len() + 2);
@@ -63,6 +59,18 @@ fn cells(row: &Element) -> Vec<&Element> {
     elements(row)
         .filter(|c| c.name == "td" || c.name == "th")
         .collect()
+}
+
+/// Whether `e` holds text or elements other than `allowed` (a row section's rows included):
+/// content a browser would show outside the grid.
+fn stray_content(e: &Element, allowed: &[&str]) -> bool {
+    e.children.iter().any(|c| match c {
+        Node::Text(t) => !t.trim_ascii().is_empty(),
+        Node::Element(x) if ["thead", "tbody", "tfoot"].contains(&x.name.as_str()) => {
+            stray_content(x, &["tr"])
+        }
+        Node::Element(x) => !allowed.contains(&x.name.as_str()),
+    })
 }
 
 fn has_table(e: &Element) -> bool {

@@ -104,3 +104,12 @@ fn broken_markup_still_reads() {
     let _ = md("<table><td>x<tr><th>");
     let _ = md("<pre>");
 }
+
+#[test]
+fn text_outside_the_cells_makes_a_table_layout() {
+    // Found by the fuzz loop: a grid would have dropped the words that are not in a cell.
+    assert_eq!(
+        md("<table>before <tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>"),
+        "before\na\nb\nc\nd"
+    );
+}
