@@ -630,7 +630,7 @@ fn random_page(r: &mut Rng, depth: usize, words: &mut Vec<String>, out: &mut Str
             let w = format!("w{}", words.len());
             out.push_str(&w);
             const AFTER: &[&str] = &[" ", "\n", "", "<br>", "&nbsp;", " &amp; "];
-            let after: &str = *r.pick(AFTER);
+            let after = *r.pick(AFTER);
             out.push_str(after);
             words.push(w);
         }

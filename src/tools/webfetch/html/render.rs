@@ -104,9 +104,8 @@ impl Out {
     /// One space, unless a line is starting or a space or break is already there. (An inline
     /// buffer keeps a leading space: its caller moves it outside the markers it adds.)
     fn space(&mut self) {
-        if self.inline && self.s.is_empty() {
-            self.s.push(' ');
-        } else if self.pending == 0 && !self.s.is_empty() && !self.s.ends_with([' ', '\n']) {
+        let after_text = self.pending == 0 && !self.s.ends_with([' ', '\n']);
+        if (self.inline && self.s.is_empty()) || (!self.s.is_empty() && after_text) {
             self.s.push(' ');
         }
     }
@@ -447,7 +446,7 @@ fn list(e: &Element, out: &mut Out) {
     out.block(if tight_inside_item { 1 } else { 2 });
 }
 
-/// What the table module needs: a cell's text on one line, and whole lines as a block.
+/// What the table module needs besides `children` and `inline_text`.
 impl Out {
     pub fn is_inline(&self) -> bool {
         self.inline
@@ -462,9 +461,5 @@ impl Out {
             self.write(l);
         }
         self.block(2);
-    }
-
-    pub fn write_text(&mut self, t: &str) {
-        self.text(t);
     }
 }
