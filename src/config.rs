@@ -123,7 +123,12 @@ pub fn resolve_with(
         .clone()
         .or_else(|| env(&format!("{prefix}_BASE_URL")))
         .unwrap_or_default();
-    let mut model = o.model.clone().filter(|m| !m.is_empty());
+    // `sonnet`, `opus`, `haiku`, … resolve through the model table.
+    let mut model = o
+        .model
+        .clone()
+        .filter(|m| !m.is_empty())
+        .map(|m| crate::provider::models::resolve_alias(&m));
     if api_key.is_empty() && base_url.is_empty() {
         if let Some(k) = env("DEEPSEEK_API_KEY") {
             kind = ProviderKind::Claude;

@@ -36,12 +36,9 @@ impl ProviderKind {
             ProviderKind::Responses => "responses",
         }
     }
+    /// The default model of the provider, from the model table (`assets/models.json`).
     pub fn default_model(&self) -> &'static str {
-        match self {
-            ProviderKind::Claude => "claude-sonnet-4-20250514",
-            ProviderKind::OpenAi => "gpt-4o",
-            ProviderKind::Responses => "deepseek-v4-flash",
-        }
+        models::default_model(self.name())
     }
     pub fn default_base_url(&self) -> &'static str {
         match self {
@@ -124,6 +121,7 @@ pub mod body;
 mod diag;
 pub mod http;
 pub mod image;
+pub mod models;
 pub mod norm;
 pub mod openai;
 pub mod outgoing;

@@ -25,28 +25,10 @@ const fn p(input: f64, output: f64, cache_read: f64, cache_write: f64) -> Price 
     }
 }
 
-/// Built-in prices by family: the first pattern contained in the lower-cased model name wins.
-const TABLE: &[(&str, Price)] = &[
-    ("opus-4-5", p(5.0, 25.0, 0.5, 6.25)),
-    ("opus-4.5", p(5.0, 25.0, 0.5, 6.25)),
-    ("opus", p(15.0, 75.0, 1.5, 18.75)),
-    ("sonnet", p(3.0, 15.0, 0.3, 3.75)),
-    ("haiku-4", p(1.0, 5.0, 0.1, 1.25)),
-    ("3-5-haiku", p(0.8, 4.0, 0.08, 1.0)),
-    ("3-haiku", p(0.25, 1.25, 0.03, 0.3)),
-    ("haiku", p(1.0, 5.0, 0.1, 1.25)),
-    ("gpt-4o-mini", p(0.15, 0.6, 0.075, 0.15)),
-    ("gpt-4o", p(2.5, 10.0, 1.25, 2.5)),
-    ("deepseek", p(0.28, 0.42, 0.028, 0.28)),
-];
-
-/// The built-in price of a model, if its family is known.
+/// The built-in price of a model: its row of the model table (`assets/models.json`).
 pub fn builtin(model: &str) -> Option<Price> {
-    let m = model.to_ascii_lowercase();
-    TABLE
-        .iter()
-        .find(|(pat, _)| m.contains(pat))
-        .map(|(_, pr)| *pr)
+    let t = crate::provider::models::lookup(model)?.price?;
+    Some(p(t.input, t.output, t.cache_read, t.cache_write))
 }
 
 /// User overrides: model (or model prefix) → partial price.

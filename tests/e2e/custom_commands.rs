@@ -121,7 +121,7 @@ fn one_shot_custom_command_expands_and_narrows_its_turn() {
     );
     expect_code(&o, 0);
     let last = mock.records().pop().unwrap();
-    assert_eq!(last["body"]["model"], "claude-sonnet-4-20250514");
+    assert_eq!(last["body"]["model"], "claude-sonnet-5-5");
     assert!(tool_names(&last).len() >= 11, "{:?}", tool_names(&last));
 
     // A user command, namespaced by its folder, with arguments appended.
