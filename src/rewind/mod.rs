@@ -12,10 +12,12 @@
 //! its lifetime and runs slash commands between turns).
 pub mod apply;
 pub mod files;
+pub mod journal;
 pub mod revert;
 pub mod turns;
 
 pub use apply::{list, rewind, Listing};
+pub use journal::recover;
 pub use revert::undo;
 
 use crate::session::Session;
