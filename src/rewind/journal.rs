@@ -399,6 +399,35 @@ fn present(log: &Path, len: u64, line: &str) -> bool {
     rest.split(|&b| b == b'\n').any(|l| l == want)
 }
 
+/// Remove the temp files a killed atomic write of `path` left beside it
+/// (`.<name>.tmp.<pid>.<hex>`, util/fsx.rs), when their writer is gone: a kill between the
+/// temp file and its rename must not leave litter in the person's project.
+fn clear_temps(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let prefix = format!(".{}.tmp.", name.to_string_lossy());
+    let Ok(rd) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = n
+            .strip_prefix(&prefix)
+            .and_then(|r| r.split('.').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let gone = pid as u32 != std::process::id()
+            && nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+                == Err(nix::errno::Errno::ESRCH);
+        if gone {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
 /// The length of `log` now (0 when missing).
 pub fn len_of(log: &Path) -> u64 {
     fs::metadata(log).map(|m| m.len()).unwrap_or(0)
@@ -437,6 +466,10 @@ pub fn recover(session: &Session) -> Result<Vec<String>, String> {
             };
             let j: Journal = serde_json::from_str(&text)
                 .map_err(|e| format!("{} is damaged: {e}", p.display()))?;
+            for f in &j.files {
+                clear_temps(Path::new(&f.path));
+            }
+            clear_temps(&session.conversation());
             match j.run(session, &dir)? {
                 Ran::Done(more) => {
                     notes.push(format!(

@@ -261,3 +261,52 @@ fn rewind_and_its_undo_killed_at_every_step_end_before_or_after() {
     assert!(seen.len() >= 6, "{seen:?}");
     assert!(seen.contains(&State::Before) && seen.contains(&State::After), "{seen:?}");
 }
+
+/// The issue's own reproduction, with real timing: `kill -9` of `rewind --to 2` a moment
+/// after `rewinds/1/manifest.json` appears (20 times, a little later each time). Before the
+/// journal, this left a.txt at its old version with the conversation still holding turns
+/// 2-3, an undo that refused and a re-run that called the agent's change an outside one.
+#[test]
+fn rewind_killed_after_its_manifest_appears_is_finished_at_the_next_open() {
+    let fx = Fx::new();
+    fx.save("before");
+    let manifest = fx.env.session_dir("r").join("rewinds/1/manifest.json");
+    let mut killed_mid = 0;
+    for i in 0..20 {
+        fx.restore("before");
+        let mut c = fx.env.cmd();
+        c.args(["rewind", "--session", "r", "--to", "2"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut child = c.spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut extra = 0;
+        loop {
+            if manifest.exists() {
+                extra += 1;
+                if extra > i * 20 {
+                    break;
+                }
+            }
+            if child.try_wait().unwrap().is_some() || std::time::Instant::now() > deadline {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        if status.signal() == Some(9) {
+            killed_mid += 1;
+        }
+        let ctx = format!("kill {i} ({status:?})");
+        let o = fx.open(i, None);
+        assert_eq!(o.status.code(), Some(0), "{ctx}: {}", stderr(&o));
+        let st = fx.state(&ctx);
+        if st == State::After {
+            fx.ok(&["rewind", "--session", "r", "--undo"], State::Before, &ctx);
+        } else {
+            fx.ok(&["rewind", "--session", "r", "--to", "2"], State::After, &ctx);
+        }
+    }
+    assert!(killed_mid > 0, "no run was killed before it ended");
+}
