@@ -13,11 +13,14 @@
 pub mod apply;
 pub mod files;
 pub mod journal;
+#[cfg(test)]
+mod journal_tests;
+pub mod recover;
 pub mod revert;
 pub mod turns;
 
 pub use apply::{list, rewind, Listing};
-pub use journal::recover;
+pub use recover::recover;
 pub use revert::undo;
 
 use crate::session::Session;

@@ -124,7 +124,7 @@ impl Fx {
             "/status",
         ];
         let list = ["rewind", "--session", "r", "--json"];
-        let args: &[&str] = if how % 2 == 0 { &list } else { &agent };
+        let args: &[&str] = if how.is_multiple_of(2) { &list } else { &agent };
         match crash {
             Some(n) => self.crash(args, n),
             None => self.run(args),
@@ -214,7 +214,7 @@ impl Fx {
                 stderr(&o)
             );
             let ctx = format!("{args:?} killed at step {n}");
-            if n % 3 == 0 {
+            if n.is_multiple_of(3) {
                 // The open that recovers is killed too (at its second step point).
                 let _ = self.open(n, Some(2));
             }
@@ -252,14 +252,24 @@ fn rewind_and_its_undo_killed_at_every_step_end_before_or_after() {
     let seen = fx.kill_everywhere("before", &["rewind", "--session", "r", "--to", "2"]);
     // Killed both before the journal (nothing done) and after it (finished).
     assert!(seen.len() >= 8, "{seen:?}");
-    assert!(seen.contains(&State::Before) && seen.contains(&State::After), "{seen:?}");
+    assert!(
+        seen.contains(&State::Before) && seen.contains(&State::After),
+        "{seen:?}"
+    );
 
     fx.restore("before");
-    fx.ok(&["rewind", "--session", "r", "--to", "2"], State::After, "setup");
+    fx.ok(
+        &["rewind", "--session", "r", "--to", "2"],
+        State::After,
+        "setup",
+    );
     fx.save("after");
     let seen = fx.kill_everywhere("after", &["rewind", "--session", "r", "--undo"]);
     assert!(seen.len() >= 6, "{seen:?}");
-    assert!(seen.contains(&State::Before) && seen.contains(&State::After), "{seen:?}");
+    assert!(
+        seen.contains(&State::Before) && seen.contains(&State::After),
+        "{seen:?}"
+    );
 }
 
 /// The issue's own reproduction, with real timing: `kill -9` of `rewind --to 2` a moment
@@ -305,7 +315,11 @@ fn rewind_killed_after_its_manifest_appears_is_finished_at_the_next_open() {
         if st == State::After {
             fx.ok(&["rewind", "--session", "r", "--undo"], State::Before, &ctx);
         } else {
-            fx.ok(&["rewind", "--session", "r", "--to", "2"], State::After, &ctx);
+            fx.ok(
+                &["rewind", "--session", "r", "--to", "2"],
+                State::After,
+                &ctx,
+            );
         }
     }
     assert!(killed_mid > 0, "no run was killed before it ended");
