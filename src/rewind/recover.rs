@@ -1,7 +1,7 @@
 //! Recovery at the open of a session (docs/rewind.md, "Crashes"): every rewind or undo a
 //! killed run left with its journal in place is run to its end ([`Journal::run`]), and what
 //! a kill left of one being prepared (a `.partial` folder, nothing changed yet) is cleared.
-use super::journal::{Journal, Ran, DISCARDED, PARTIAL, REWIND, UNDO};
+use super::journal::{Journal, Ran, DISCARDED, PARTIAL, REWIND, UNDO, UNDO_FILES};
 use crate::session::Session;
 use std::fs;
 use std::path::Path;
@@ -57,6 +57,12 @@ pub fn recover(session: &Session) -> Result<Vec<String>, String> {
                     notes.extend(more);
                 }
             }
+        }
+        // Copies an undo kept before it was killed, ahead of its journal: nothing changed.
+        let copies = dir.join(UNDO_FILES);
+        if copies.is_dir() && !dir.join(UNDO).exists() && !dir.join(super::revert::UNDONE).exists()
+        {
+            let _ = fs::remove_dir_all(copies);
         }
     }
     Ok(notes)

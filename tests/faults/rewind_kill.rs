@@ -165,6 +165,10 @@ impl Fx {
                 assert!(!e.path().join(j).exists(), "{ctx}: {name}/{j} left");
             }
             assert!(e.path().join("manifest.json").is_file(), "{ctx}: {name}");
+            // An undo's copies stay only with the undo they belong to.
+            if e.path().join("undo-files").exists() {
+                assert!(e.path().join("undone").exists(), "{ctx}: {name}/undo-files");
+            }
         }
         for e in fs::read_dir(&self.env.cwd).unwrap().flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
