@@ -2,10 +2,9 @@
 //! then archive, restore the files, and only then replace conversation.jsonl. Any refusal
 //! or failure before the last step leaves the conversation as it was.
 use super::files;
-use super::journal::{self, Action, ConvStep, FileStep, Journal, LineStep, Ran};
+use super::journal::{self, Action, ConvStep, Journal, LineStep};
 use super::turns::{starts, timeline};
 use super::{estimate, joined, raw_lines, rewinds_dir, Report, RewindError};
-use crate::history::files::FileState;
 use crate::session::Session;
 use crate::util::crash::point;
 use crate::util::fsx;
@@ -154,25 +153,7 @@ pub fn rewind(session: &Session, to: u64, force: bool) -> Result<Report, RewindE
         overwritten: outside.into_iter().map(|(p, _)| p).collect(),
         undo: false,
     };
-    let steps: Vec<FileStep> = plan
-        .changes
-        .iter()
-        .zip(from)
-        .map(|(c, from)| FileStep {
-            path: c.path.to_string_lossy().into_owned(),
-            from,
-            to: c.target_side(),
-        })
-        .collect();
-    let states = |to: bool| -> Vec<(std::path::PathBuf, FileState)> {
-        steps
-            .iter()
-            .map(|f| {
-                let side = if to { &f.to } else { &f.from };
-                (std::path::PathBuf::from(&f.path), side.state())
-            })
-            .collect()
-    };
+    let steps = journal::file_steps(&plan.changes, from);
     let index = crate::history::files::index_path(session);
     let j = Journal {
         action: Action::Rewind,
@@ -180,8 +161,12 @@ pub fn rewind(session: &Session, to: u64, force: bool) -> Result<Report, RewindE
         back: false,
         history: (!plan.turns.is_empty()).then(|| LineStep {
             len: journal::len_of(&index),
-            line: crate::history::files::op_line("undo", &plan.turns, &states(true)),
-            back: crate::history::files::redo_line(&plan.turns, &states(false)),
+            line: crate::history::files::op_line(
+                "undo",
+                &plan.turns,
+                &journal::states(&steps, true),
+            ),
+            back: crate::history::files::redo_line(&plan.turns, &journal::states(&steps, false)),
         }),
         files: steps,
         conversation: ConvStep {
@@ -217,15 +202,8 @@ pub fn rewind(session: &Session, to: u64, force: bool) -> Result<Report, RewindE
     })?;
     journal::sync_dir(&root);
     point("rewind-committed");
-    match j.run(session, &dir) {
-        Ok(Ran::Done(_)) => Ok(report),
-        Ok(Ran::RolledBack(why, _)) => Err(failed(format!(
-            "{why}; the files changed before it were put back, the conversation is unchanged"
-        ))),
-        Err(e) => Err(failed(format!(
-            "{e}; the rewind is half done: it is finished or rolled back the next time the session is opened (or `bash-agent rewind` runs)"
-        ))),
-    }
+    j.run_now(session, &dir, "rewind").map_err(failed)?;
+    Ok(report)
 }
 
 /// An id after every rewind in events.jsonl and every folder under `rewinds/`.

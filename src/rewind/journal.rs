@@ -104,6 +104,30 @@ pub struct LineStep {
     pub back: String,
 }
 
+/// A step per change, from its current side (`from`, as kept) to its target.
+pub fn file_steps(changes: &[super::files::Change], from: Vec<Side>) -> Vec<FileStep> {
+    changes
+        .iter()
+        .zip(from)
+        .map(|(c, from)| FileStep {
+            path: c.path.to_string_lossy().into_owned(),
+            from,
+            to: c.target_side(),
+        })
+        .collect()
+}
+
+/// The files' states at the end (`to`) or the start of the steps (for history lines).
+pub fn states(steps: &[FileStep], to: bool) -> Vec<(PathBuf, FileState)> {
+    steps
+        .iter()
+        .map(|f| {
+            let side = if to { &f.to } else { &f.from };
+            (PathBuf::from(&f.path), side.state())
+        })
+        .collect()
+}
+
 /// What a journal does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -152,6 +176,20 @@ impl Journal {
         let text = serde_json::to_string(self).map_err(|e| e.to_string())?;
         fsx::write_atomic(&self.file(dir), format!("{text}\n").as_bytes())
             .map_err(|e| format!("cannot write the rewind journal: {e}"))
+    }
+
+    /// Run a journal just put in place by this process (`what`: "rewind", "undo"), as a
+    /// command's result: a roll-back or a failure is the command's error.
+    pub fn run_now(self, session: &Session, dir: &Path, what: &str) -> Result<(), String> {
+        match self.run(session, dir) {
+            Ok(Ran::Done(_)) => Ok(()),
+            Ok(Ran::RolledBack(why, _)) => Err(format!(
+                "{why}; the files changed before it were put back, the conversation is unchanged"
+            )),
+            Err(e) => Err(format!(
+                "{e}; the {what} is half done: it is finished or rolled back the next time the session is opened (or `bash-agent rewind` runs)"
+            )),
+        }
     }
 
     /// Run the journal of rewind folder `dir` to its end: forward, or back when a step fails

@@ -2,9 +2,8 @@
 //! the conversation is still exactly what that rewind left (a turn since would be lost),
 //! and, without `force`, only over files nobody changed since.
 use super::apply::{manifest_files, read_manifest};
-use super::journal::{self, Action, ConvStep, FileStep, Journal, LineStep, Ran};
+use super::journal::{self, Action, ConvStep, Journal, LineStep};
 use super::{files, joined, raw_lines, rewinds_dir, Report, RewindError};
-use crate::history::files::FileState;
 use crate::session::Session;
 use crate::util::crash::point;
 use serde_json::Value;
@@ -106,24 +105,7 @@ pub fn undo(session: &Session, force: bool) -> Result<Report, RewindError> {
         overwritten: outside.into_iter().map(|(p, _)| p).collect(),
         undo: true,
     };
-    let steps: Vec<FileStep> = changes
-        .iter()
-        .zip(from)
-        .map(|(c, from)| FileStep {
-            path: c.path.to_string_lossy().into_owned(),
-            from,
-            to: c.target_side(),
-        })
-        .collect();
-    let states = |to: bool| -> Vec<(PathBuf, FileState)> {
-        steps
-            .iter()
-            .map(|f| {
-                let side = if to { &f.to } else { &f.from };
-                (PathBuf::from(&f.path), side.state())
-            })
-            .collect()
-    };
+    let steps = journal::file_steps(&changes, from);
     let index = crate::history::files::index_path(session);
     let j = Journal {
         action: Action::Undo,
@@ -131,8 +113,8 @@ pub fn undo(session: &Session, force: bool) -> Result<Report, RewindError> {
         back: false,
         history: (!turns.is_empty()).then(|| LineStep {
             len: journal::len_of(&index),
-            line: crate::history::files::redo_line(&turns, &states(true)),
-            back: crate::history::files::op_line("undo", &turns, &states(false)),
+            line: crate::history::files::redo_line(&turns, &journal::states(&steps, true)),
+            back: crate::history::files::op_line("undo", &turns, &journal::states(&steps, false)),
         }),
         files: steps,
         conversation: ConvStep {
@@ -160,13 +142,6 @@ pub fn undo(session: &Session, force: bool) -> Result<Report, RewindError> {
     };
     j.write(&dir).map_err(failed)?;
     point("undo-journal");
-    match j.run(session, &dir) {
-        Ok(Ran::Done(_)) => Ok(report),
-        Ok(Ran::RolledBack(why, _)) => Err(failed(format!(
-            "{why}; the files changed before it were put back, the conversation is unchanged"
-        ))),
-        Err(e) => Err(failed(format!(
-            "{e}; the undo is half done: it is finished or rolled back the next time the session is opened (or `bash-agent rewind` runs)"
-        ))),
-    }
+    j.run_now(session, &dir, "undo").map_err(failed)?;
+    Ok(report)
 }
