@@ -1,6 +1,8 @@
 //! `rewind --to N`: check everything first (the turn, the saved copies, outside changes),
-//! then archive, restore the files, and only then replace conversation.jsonl. Any refusal
-//! or failure before the last step leaves the conversation as it was.
+//! then prepare the archive and the journal in `rewinds/<id>.partial/`, rename it into
+//! place, and let the journal (journal.rs) restore the files, write the history line,
+//! replace conversation.jsonl and append the event. A refusal changes nothing; a failed
+//! step is rolled back; a kill is finished at the next open (recover.rs).
 use super::files;
 use super::journal::{self, Action, ConvStep, Journal, LineStep};
 use super::turns::{starts, timeline};
