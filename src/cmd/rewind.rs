@@ -91,7 +91,7 @@ pub fn cmd_rewind(o: &Opts, to: Option<&str>, undo: bool, force: bool) -> Result
 /// Finish a rewind or undo a killed run left half done (docs/rewind.md, "Crashes"); the
 /// caller holds the session lock. Each thing done is said on stderr and logged as an
 /// `error` event, as the open of a session does.
-fn recover(session: &Session) -> Result {
+pub(crate) fn recover(session: &Session) -> Result {
     let notes = rewind::recover(session).map_err(|e| {
         Error::runtime(format!(
             "a rewind interrupted by a crash could not be finished: {e}"
