@@ -201,8 +201,9 @@ impl Fx {
     }
     /// Kill `args` at every step point in turn (from the state saved as `snap`), recover,
     /// check, go on. Returns the states found after each kill.
-    fn kill_everywhere(&self, snap: &str, args: &[&str]) -> Vec<State> {
+    fn kill_everywhere(&self, snap: &str, args: &[&str]) -> (Vec<State>, usize) {
         let mut seen = Vec::new();
+        let mut finished = 0;
         for n in 1.. {
             assert!(n < 60, "{args:?} never got through");
             self.restore(snap);
@@ -224,6 +225,14 @@ impl Fx {
             }
             let o = self.open(n, None);
             assert_eq!(o.status.code(), Some(0), "{ctx}: open: {}", stderr(&o));
+            if stderr(&o).contains("was interrupted (the process was killed); it was completed") {
+                finished += 1;
+                let events = self.env.read("r", "events.jsonl");
+                assert!(
+                    events.contains(r#""type":"error""#) && events.contains("it was completed"),
+                    "{ctx}: the recovery is logged: {events}"
+                );
+            }
             let st = self.state(&ctx);
             if st == State::After {
                 let archived = self.env.read("r", "rewinds/1/conversation.jsonl");
@@ -245,7 +254,7 @@ impl Fx {
             seen.push(st);
             self.go_on(st, &ctx);
         }
-        seen
+        (seen, finished)
     }
 }
 
@@ -253,7 +262,9 @@ impl Fx {
 fn rewind_and_its_undo_killed_at_every_step_end_before_or_after() {
     let fx = Fx::new();
     fx.save("before");
-    let seen = fx.kill_everywhere("before", &["rewind", "--session", "r", "--to", "2"]);
+    let (seen, finished) = fx.kill_everywhere("before", &["rewind", "--session", "r", "--to", "2"]);
+    // Most kills after the journal was in place were finished by the next open, which said so.
+    assert!(finished >= 3, "{finished}");
     // Killed both before the journal (nothing done) and after it (finished).
     assert!(seen.len() >= 8, "{seen:?}");
     assert!(
@@ -268,7 +279,8 @@ fn rewind_and_its_undo_killed_at_every_step_end_before_or_after() {
         "setup",
     );
     fx.save("after");
-    let seen = fx.kill_everywhere("after", &["rewind", "--session", "r", "--undo"]);
+    let (seen, finished) = fx.kill_everywhere("after", &["rewind", "--session", "r", "--undo"]);
+    assert!(finished >= 3, "{finished}");
     assert!(seen.len() >= 6, "{seen:?}");
     assert!(
         seen.contains(&State::Before) && seen.contains(&State::After),
