@@ -160,7 +160,7 @@ pub fn refusal(what: &str, outside: &[(PathBuf, &str)], how: &str) -> String {
         msg.push_str(&format!("\n  {} ({why})", p.display()));
     }
     msg.push_str(&format!(
-        "\nnothing was changed; {how} to go on anyway (their current content is lost)"
+        "\nnothing was changed; {how} to go on anyway (their current content is kept in the session's rewinds/ folder)"
     ));
     msg
 }
