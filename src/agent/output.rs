@@ -126,6 +126,20 @@ impl Output {
     }
 
     /// Write raw text to the display's output (slash command output).
+    /// An error a command refused with (an unknown slash command, a custom command that
+    /// could not be expanded): on stderr, as the README promises for every error, so a
+    /// script reading a one-shot run's stdout gets only the answer. In interactive mode the
+    /// display's error sink is the editor's printer, so the person still sees it in place.
+    pub fn error(&self, text: &str) {
+        if let Some(d) = &self.display {
+            let mut g = d.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = g.err.write_all(text.as_bytes());
+            let _ = g.err.flush();
+        } else {
+            crate::util::say::err(text);
+        }
+    }
+
     pub fn print(&self, text: &str) {
         if let Some(d) = &self.display {
             let mut g = d.lock().unwrap_or_else(|p| p.into_inner());

@@ -146,6 +146,17 @@ pub fn open_session_with(
     on_open(&session);
     let events = EventLog::new(session.events(), echo);
     let is_new = session.init(&events)?;
+    // A rewind (or its undo) a killed run left half done is finished before anything reads
+    // the conversation (docs/rewind.md, "Crashes").
+    let notes = crate::rewind::recover(&session).map_err(|e| {
+        crate::error::Error::runtime(format!(
+            "session {id}: a rewind interrupted by a crash could not be finished: {e}"
+        ))
+    })?;
+    for m in notes {
+        crate::util::say::err(&format!("bash-agent: {m}\n"));
+        events.append(&crate::session::events::ev::error(&m))?;
+    }
     Ok((
         Opened {
             session,

@@ -39,6 +39,11 @@ pub fn cmd_rewind(o: &Opts, to: Option<&str>, undo: bool, force: bool) -> Result
         )));
     }
     if n.is_none() && !undo {
+        // The list reads the turns: a rewind a crash left half done is finished first, when
+        // no agent holds the session (one that does finished it when it opened the session).
+        if let Ok(_lock) = crate::session::lock::SessionLock::acquire(&session.dir, &id) {
+            recover(&session)?;
+        }
         return list(o, &session);
     }
     // A shell-version agent takes no lock but keeps agent_running.flag while it works.
@@ -54,6 +59,7 @@ pub fn cmd_rewind(o: &Opts, to: Option<&str>, undo: bool, force: bool) -> Result
             "{e}: an agent is running on it; stop it, or use /rewind inside that agent"
         ))
     })?;
+    recover(&session)?;
     let res = match n {
         Some(n) => rewind::rewind(&session, n, force),
         None => rewind::undo(&session, force),
@@ -80,6 +86,25 @@ pub fn cmd_rewind(o: &Opts, to: Option<&str>, undo: bool, force: bool) -> Result
         Err(RewindError::BadTurn(m)) => Err(Error::usage(m)),
         Err(RewindError::Failed(m)) => Err(Error::runtime(m)),
     }
+}
+
+/// Finish a rewind or undo a killed run left half done (docs/rewind.md, "Crashes"); the
+/// caller holds the session lock. Each thing done is said on stderr and logged as an
+/// `error` event, as the open of a session does.
+pub(crate) fn recover(session: &Session) -> Result {
+    let notes = rewind::recover(session).map_err(|e| {
+        Error::runtime(format!(
+            "a rewind interrupted by a crash could not be finished: {e}"
+        ))
+    })?;
+    for m in notes {
+        crate::util::say::err(&format!("bash-agent: {m}\n"));
+        let _ = crate::util::fsx::append_line(
+            &session.events(),
+            &crate::session::events::ev::error(&m),
+        );
+    }
+    Ok(())
 }
 
 /// The turns, numbered as `--to` takes them.

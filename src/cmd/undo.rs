@@ -23,6 +23,8 @@ pub fn cmd_undo(o: &Opts, turns: u64, force: bool) -> Result {
             return Err(Error::runtime(format!("{e}; use /undo inside that agent")));
         }
     };
+    // A rewind a kill left half done is finished first: it changes the same files.
+    crate::cmd::rewind::recover(&session)?;
     match undo(&session, turns, force) {
         Ok(r) => {
             if o.json {

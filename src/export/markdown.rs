@@ -1,6 +1,7 @@
 //! The markdown transcript: prompts and answers as written (their markdown kept), each tool
 //! call with its input as JSON and its result in a fenced block, long results inside
 //! `<details>` (collapsed where the markdown is rendered: GitHub, most editors).
+use super::md_escape::{code_span, inline_text, prose};
 use super::{call_label, cost_text, result_view, Call, ResultView, Transcript};
 use crate::usage::report::fmt_n;
 
@@ -25,10 +26,7 @@ fn fenced(lang: &str, s: &str) -> String {
 }
 
 fn call_md(out: &mut String, c: &Call) {
-    out.push_str(&format!(
-        "**Tool call** `{}`\n\n",
-        call_label(c).replace('`', "'")
-    ));
+    out.push_str(&format!("**Tool call** {}\n\n", code_span(&call_label(c))));
     let input = serde_json::to_string_pretty(&c.input).unwrap_or_default();
     out.push_str(&fenced("json", &input));
     out.push('\n');
@@ -50,9 +48,9 @@ fn call_md(out: &mut String, c: &Call) {
 
 pub fn render(t: &Transcript) -> String {
     let mut out = format!(
-        "# Session {}\n\nProject `{}` · exported {} · {} turns\n\n",
-        t.session,
-        t.project,
+        "# Session {}\n\nProject {} · exported {} · {} turns\n\n",
+        inline_text(&t.session),
+        code_span(&t.project),
         t.exported_at,
         t.turns.iter().filter(|x| x.n > 0).count()
     );
@@ -67,18 +65,21 @@ pub fn render(t: &Transcript) -> String {
             out.push_str(&format!(
                 "---\n\n## Turn {}: user\n\n{}\n\n",
                 turn.n,
-                turn.prompt.trim_end()
+                prose(turn.prompt.trim_end())
             ));
         }
         for r in &turn.replies {
             if !r.thinking.trim().is_empty() {
                 out.push_str(&format!(
                     "<details><summary>Thinking</summary>\n\n{}\n\n</details>\n\n",
-                    r.thinking.trim()
+                    prose(r.thinking.trim())
                 ));
             }
             if !r.text.trim().is_empty() {
-                out.push_str(&format!("### Assistant\n\n{}\n\n", r.text.trim_end()));
+                out.push_str(&format!(
+                    "### Assistant\n\n{}\n\n",
+                    prose(r.text.trim_end())
+                ));
             }
             for c in &r.calls {
                 call_md(&mut out, c);
@@ -102,7 +103,11 @@ pub fn render(t: &Transcript) -> String {
     if !t.sub_sessions.is_empty() {
         out.push_str(&format!(
             "\nIncludes the sub-agent sessions {}.\n",
-            t.sub_sessions.join(", ")
+            t.sub_sessions
+                .iter()
+                .map(|s| inline_text(s))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if u.estimated_calls > 0 {

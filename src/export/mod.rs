@@ -5,6 +5,7 @@
 mod html;
 mod json;
 mod markdown;
+mod md_escape;
 
 use crate::session::Session;
 use crate::usage::prices::Overrides;

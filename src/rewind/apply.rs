@@ -1,10 +1,14 @@
 //! `rewind --to N`: check everything first (the turn, the saved copies, outside changes),
-//! then archive, restore the files, and only then replace conversation.jsonl. Any refusal
-//! or failure before the last step leaves the conversation as it was.
-use super::files::{self, Change};
+//! then prepare the archive and the journal in `rewinds/<id>.partial/`, rename it into
+//! place, and let the journal (journal.rs) restore the files, write the history line,
+//! replace conversation.jsonl and append the event. A refusal changes nothing; a failed
+//! step is rolled back; a kill is finished at the next open (recover.rs).
+use super::files;
+use super::journal::{self, Action, ConvStep, Journal, LineStep};
 use super::turns::{starts, timeline};
 use super::{estimate, joined, raw_lines, rewinds_dir, Report, RewindError};
 use crate::session::Session;
+use crate::util::crash::point;
 use crate::util::fsx;
 use crate::util::jsonl::Obj;
 use std::collections::BTreeSet;
@@ -98,26 +102,31 @@ pub fn rewind(session: &Session, to: u64, force: bool) -> Result<Report, RewindE
         return Err(failed(files::refusal("rewind", &outside, "add --force")));
     }
 
-    // Archive first: the dropped lines and the current files, then the manifest.
+    // Prepared in `<id>.partial/`: the dropped lines, the current files, the manifest and
+    // the journal. Renamed to `<id>/` once whole: from then on the journal finishes it.
     let id = next_id(session, t.last_id);
-    let dir = rewinds_dir(session).join(id.to_string());
-    let mkdir = |p: &std::path::Path| {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(p)
-            .map_err(|e| failed(format!("cannot create {}: {e}", p.display())))
-    };
-    mkdir(&dir.join("files"))?;
+    let root = rewinds_dir(session);
+    let dir = root.join(id.to_string());
+    let stage = root.join(format!("{id}{}", journal::PARTIAL));
+    let _ = fs::remove_dir_all(&stage);
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(stage.join("files"))
+        .map_err(|e| failed(format!("cannot create {}: {e}", stage.display())))?;
     let cleanup = |e: RewindError| {
-        let _ = fs::remove_dir_all(&dir);
+        let _ = fs::remove_dir_all(&stage);
         e
     };
-    fsx::write_atomic(&dir.join("conversation.jsonl"), &joined(tail))
+    fsx::write_atomic(&stage.join("conversation.jsonl"), &joined(tail))
         .map_err(|e| cleanup(failed(format!("cannot archive the dropped lines: {e}"))))?;
-    let kept =
-        files::save_current(&dir.join("files"), &plan.changes).map_err(|e| cleanup(failed(e)))?;
+    point("rewind-archived");
+    let (kept, from) = files::save_current(&stage.join("files"), &dir.join("files"), &plan.changes)
+        .map_err(|e| cleanup(failed(e)))?;
+    point("rewind-copies");
     let new_conv = joined(head);
+    let before_hash = crate::util::hash::hex(&joined(&raw));
+    let after_hash = crate::util::hash::hex(&new_conv);
     let turns_json: Vec<String> = plan.turns.iter().map(u64::to_string).collect();
     let manifest = Obj::new()
         .num("id", id as i64)
@@ -125,38 +134,18 @@ pub fn rewind(session: &Session, to: u64, force: bool) -> Result<Report, RewindE
         .num("turns", (count - to + 1) as i64)
         .num("lines", tail.len() as i64)
         .raw("history_turns", &format!("[{}]", turns_json.join(",")))
-        .str(
-            "conversation_before",
-            &crate::util::hash::hex(&joined(&raw)),
-        )
-        .str("conversation_after", &crate::util::hash::hex(&new_conv))
+        .str("conversation_before", &before_hash)
+        .str("conversation_after", &after_hash)
         .raw("files", &format!("[{}]", kept.join(",")))
         .str("time", &crate::util::time::utc_iso_now())
         .finish();
     fsx::write_atomic(
-        &dir.join("manifest.json"),
+        &stage.join("manifest.json"),
         format!("{manifest}\n").as_bytes(),
     )
     .map_err(|e| cleanup(failed(format!("cannot write the rewind manifest: {e}"))))?;
+    point("rewind-manifest");
 
-    // Files, with the kept copies as the way back should one fail.
-    let back: Vec<Change> = manifest_files(&dir)
-        .and_then(|f| files::saved_changes(&dir.join("files"), &f))
-        .map_err(|e| cleanup(failed(e)))?;
-    let states = files::apply(&plan.changes, &back).map_err(|e| cleanup(failed(e)))?;
-    if !plan.turns.is_empty() {
-        let line = crate::history::files::op_line("undo", &plan.turns, &states);
-        let _ = fsx::append_line(&crate::history::files::index_path(session), &line);
-    }
-    if let Err(e) = fsx::write_atomic(&session.conversation(), &new_conv) {
-        if let Ok(st) = files::apply(&back, &[]) {
-            let line = crate::history::files::redo_line(&plan.turns, &st);
-            let _ = fsx::append_line(&crate::history::files::index_path(session), &line);
-        }
-        return Err(cleanup(failed(format!(
-            "cannot replace conversation.jsonl: {e}; the files were put back"
-        ))));
-    }
     let report = Report {
         id,
         to,
@@ -166,21 +155,56 @@ pub fn rewind(session: &Session, to: u64, force: bool) -> Result<Report, RewindE
         overwritten: outside.into_iter().map(|(p, _)| p).collect(),
         undo: false,
     };
-    let _ = fsx::append_line(
-        &session.events(),
-        &crate::session::events::ev::rewind(
-            "rewind",
-            id,
-            to,
-            report.turns,
-            report.lines,
-            &report.file_names(),
-        ),
-    );
-    let est = estimate(head);
-    let _ = crate::session::stats::update(&session.stats(), |st| {
-        st.current_context_tokens = est;
-    });
+    let steps = journal::file_steps(&plan.changes, from);
+    let index = crate::history::files::index_path(session);
+    let j = Journal {
+        action: Action::Rewind,
+        id,
+        back: false,
+        history: (!plan.turns.is_empty()).then(|| LineStep {
+            len: journal::len_of(&index),
+            line: crate::history::files::op_line(
+                "undo",
+                &plan.turns,
+                &journal::states(&steps, true),
+            ),
+            back: crate::history::files::redo_line(&plan.turns, &journal::states(&steps, false)),
+        }),
+        files: steps,
+        conversation: ConvStep {
+            before: before_hash,
+            after: after_hash,
+            keep: head.len(),
+            archive: dir
+                .join("conversation.jsonl")
+                .to_string_lossy()
+                .into_owned(),
+        },
+        event: LineStep {
+            len: journal::len_of(&session.events()),
+            line: crate::session::events::ev::rewind(
+                "rewind",
+                id,
+                to,
+                report.turns,
+                report.lines,
+                &report.file_names(),
+            ),
+            back: String::new(),
+        },
+        estimate: Some(estimate(head)),
+    };
+    j.write(&stage).map_err(|e| cleanup(failed(e)))?;
+    point("rewind-journal");
+    fs::rename(&stage, &dir).map_err(|e| {
+        cleanup(failed(format!(
+            "cannot put the rewind in place ({}): {e}",
+            dir.display()
+        )))
+    })?;
+    journal::sync_dir(&root);
+    point("rewind-committed");
+    j.run_now(session, &dir, "rewind").map_err(failed)?;
     Ok(report)
 }
 

@@ -1,6 +1,7 @@
 //! The files side of a rewind: which files the dropped turns changed (their tool_use ids
 //! in the file history), the version to put back, outside changes, and the copies kept so
 //! the rewind itself can be undone.
+use super::journal::Side;
 use crate::history::files::{blob_name, read_index, FileState, Record};
 use crate::session::Session;
 use crate::util::jsonl::Obj;
@@ -18,10 +19,21 @@ pub struct Change {
     pub target: Option<(Vec<u8>, u32)>,
     /// The state the session last left the file in (the agent's last write, an undo).
     pub known: Option<FileState>,
+    /// Where `target`'s bytes are kept (a file-history blob, a rewind's copy): the journal
+    /// names it, so a run after a crash can write the file again.
+    pub copy: PathBuf,
 }
 
 impl Change {
     /// The state the file is in once `target` is written.
+    /// The journal's side of `target`.
+    pub fn target_side(&self) -> Side {
+        Side::of(
+            self.target.as_ref().map(|(b, m)| (b.as_slice(), *m)),
+            &self.copy,
+        )
+    }
+
     pub fn target_state(&self) -> FileState {
         match &self.target {
             None => FileState::absent(),
@@ -84,8 +96,8 @@ pub fn plan(session: &Session, ids: &BTreeSet<String>) -> Result<FilePlan, Strin
         else {
             continue;
         };
+        let at = session.file_history().join(blob);
         let target = if *existed {
-            let at = session.file_history().join(blob);
             let bytes = fs::read(&at).map_err(|e| {
                 format!(
                     "saved copy of {} is unreadable ({}): {e}",
@@ -108,6 +120,7 @@ pub fn plan(session: &Session, ids: &BTreeSet<String>) -> Result<FilePlan, Strin
             known: known.get(&path).cloned(),
             path,
             target,
+            copy: at,
         });
     }
     Ok(FilePlan {
@@ -147,16 +160,22 @@ pub fn refusal(what: &str, outside: &[(PathBuf, &str)], how: &str) -> String {
         msg.push_str(&format!("\n  {} ({why})", p.display()));
     }
     msg.push_str(&format!(
-        "\nnothing was changed; {how} to go on anyway (their current content is lost)"
+        "\nnothing was changed; {how} to go on anyway (their current content is kept in the session's rewinds/ folder)"
     ));
     msg
 }
 
 /// Copy the current version of each changed file into `dir` (for `rewind --undo`) and
-/// describe it: `{"path","existed","mode","hash","blob"}` objects, plus the state the
-/// rewind leaves (`after`).
-pub fn save_current(dir: &Path, changes: &[Change]) -> Result<Vec<String>, String> {
+/// describe it: `{"path","existed","mode","size","hash","blob"}` objects, plus the state
+/// the rewind leaves (`after`); and the journal's side of each (its copy named in
+/// `final_dir`, where `dir` is moved once complete).
+pub fn save_current(
+    dir: &Path,
+    final_dir: &Path,
+    changes: &[Change],
+) -> Result<(Vec<String>, Vec<Side>), String> {
     let mut out = Vec::new();
+    let mut sides = Vec::new();
     for c in changes {
         let meta = match fs::metadata(&c.path) {
             Ok(m) if m.is_file() => Some(m),
@@ -165,20 +184,26 @@ pub fn save_current(dir: &Path, changes: &[Change]) -> Result<Vec<String>, Strin
             Err(e) => return Err(format!("cannot read {}: {e}", c.path.display())),
         };
         let name = blob_name(&c.path);
-        let (existed, mode, hash) = match &meta {
+        let (existed, mode, size, hash) = match &meta {
             Some(m) => {
                 let bytes =
                     fs::read(&c.path).map_err(|e| format!("read {}: {e}", c.path.display()))?;
                 crate::util::fsx::write_atomic(&dir.join(&name), &bytes)
                     .map_err(|e| format!("cannot keep a copy of {}: {e}", c.path.display()))?;
                 let _ = fs::set_permissions(dir.join(&name), fs::Permissions::from_mode(0o600));
+                let mode = m.permissions().mode() & 0o7777;
+                sides.push(Side::of(Some((&bytes, mode)), &final_dir.join(&name)));
                 (
                     true,
-                    m.permissions().mode() & 0o7777,
+                    mode,
+                    bytes.len() as u64,
                     crate::util::hash::hex(&bytes),
                 )
             }
-            None => (false, 0, String::new()),
+            None => {
+                sides.push(Side::of(None, &final_dir.join(&name)));
+                (false, 0, 0, String::new())
+            }
         };
         let after = c.target_state().obj(Obj::new()).finish();
         out.push(
@@ -186,13 +211,14 @@ pub fn save_current(dir: &Path, changes: &[Change]) -> Result<Vec<String>, Strin
                 .str("path", &c.path.to_string_lossy())
                 .bool("existed", existed)
                 .num("mode", i64::from(mode))
+                .num("size", size as i64)
                 .str("hash", &hash)
                 .str("blob", &name)
                 .raw("after", &after)
                 .finish(),
         );
     }
-    Ok(out)
+    Ok((out, sides))
 }
 
 /// The changes that put back the copies [`save_current`] kept (for `rewind --undo`).
@@ -201,8 +227,8 @@ pub fn saved_changes(dir: &Path, files: &[Value]) -> Result<Vec<Change>, String>
     for f in files {
         let s = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("");
         let path = PathBuf::from(s("path"));
+        let at = dir.join(s("blob"));
         let target = if f.get("existed").and_then(Value::as_bool).unwrap_or(false) {
-            let at = dir.join(s("blob"));
             let bytes = fs::read(&at)
                 .map_err(|e| format!("kept copy of {} is unreadable: {e}", path.display()))?;
             if crate::util::hash::hex(&bytes) != s("hash") {
@@ -222,39 +248,8 @@ pub fn saved_changes(dir: &Path, files: &[Value]) -> Result<Vec<Change>, String>
             path,
             target,
             known,
+            copy: at,
         });
     }
     Ok(out)
-}
-
-/// Apply `changes`; on a failure put back what was already changed (from `undo_to`, the
-/// reverse changes) and return the error.
-pub fn apply(changes: &[Change], undo_to: &[Change]) -> Result<Vec<(PathBuf, FileState)>, String> {
-    let mut states = Vec::new();
-    for (i, c) in changes.iter().enumerate() {
-        if let Err(e) = apply_one(c) {
-            for back in undo_to.iter().take(i) {
-                let _ = apply_one(back);
-            }
-            return Err(format!(
-                "restoring {} failed: {e}; the files changed before it were put back, the conversation is unchanged",
-                c.path.display()
-            ));
-        }
-        states.push((
-            c.path.clone(),
-            FileState::of(&c.path).unwrap_or_else(|_| FileState::absent()),
-        ));
-    }
-    Ok(states)
-}
-
-fn apply_one(c: &Change) -> std::io::Result<()> {
-    match &c.target {
-        Some((bytes, mode)) => crate::history::undo::restore(&c.path, bytes, *mode),
-        None => match fs::remove_file(&c.path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        },
-    }
 }

@@ -7,15 +7,23 @@
 //! file it restores is kept next to them (`files/`), `manifest.json` describes both, and
 //! events.jsonl gets a `rewind` event (nothing in it is removed). `rewind --undo` puts the
 //! latest rewind's lines and files back, as long as the conversation has not moved on.
+//! Both are journaled (journal.rs): a kill at any moment leaves a journal that the next
+//! open of the session finishes (recover.rs), so the session is before or after, never in
+//! between.
 //!
 //! The caller holds the session lock (the CLI takes it; an interactive run holds it for
 //! its lifetime and runs slash commands between turns).
 pub mod apply;
 pub mod files;
+pub mod journal;
+#[cfg(test)]
+mod journal_tests;
+pub mod recover;
 pub mod revert;
 pub mod turns;
 
 pub use apply::{list, rewind, Listing};
+pub use recover::recover;
 pub use revert::undo;
 
 use crate::session::Session;

@@ -2,15 +2,17 @@
 //! the conversation is still exactly what that rewind left (a turn since would be lost),
 //! and, without `force`, only over files nobody changed since.
 use super::apply::{manifest_files, read_manifest};
+use super::journal::{self, Action, ConvStep, Journal, LineStep};
 use super::{files, joined, raw_lines, rewinds_dir, Report, RewindError};
 use crate::session::Session;
-use crate::util::fsx;
+use crate::util::crash::point;
 use serde_json::Value;
 use std::fs;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
 
 /// The marker of an undone rewind (inside its folder).
-const UNDONE: &str = "undone";
+pub(super) const UNDONE: &str = "undone";
 
 /// The latest rewind not undone yet: its id and folder.
 fn latest(session: &Session) -> Option<(u64, PathBuf)> {
@@ -83,17 +85,17 @@ pub fn undo(session: &Session, force: bool) -> Result<Report, RewindError> {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_u64).collect())
         .unwrap_or_default();
-    let states = files::apply(&changes, &[]).map_err(failed)?;
-    if !turns.is_empty() {
-        let line = crate::history::files::redo_line(&turns, &states);
-        let _ = fsx::append_line(&crate::history::files::index_path(session), &line);
-    }
-    fsx::write_atomic(&session.conversation(), &restored)
-        .map_err(|e| failed(format!("cannot replace conversation.jsonl: {e}")))?;
-    let _ = fsx::write_atomic(
-        &dir.join(UNDONE),
-        format!("{}\n", crate::util::time::utc_iso_now()).as_bytes(),
-    );
+    // The current versions are kept too (the way back should a step fail; with --force,
+    // the outside changes it overwrites), then the journal goes in place.
+    let copies = dir.join(journal::UNDO_FILES);
+    let _ = fs::remove_dir_all(&copies);
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&copies)
+        .map_err(|e| failed(format!("cannot create {}: {e}", copies.display())))?;
+    let (_, from) = files::save_current(&copies, &copies, &changes).map_err(failed)?;
+    point("undo-copies");
     let report = Report {
         id,
         to: num("to"),
@@ -103,16 +105,43 @@ pub fn undo(session: &Session, force: bool) -> Result<Report, RewindError> {
         overwritten: outside.into_iter().map(|(p, _)| p).collect(),
         undo: true,
     };
-    let _ = fsx::append_line(
-        &session.events(),
-        &crate::session::events::ev::rewind(
-            "undo",
-            id,
-            report.to,
-            report.turns,
-            report.lines,
-            &report.file_names(),
-        ),
-    );
+    let steps = journal::file_steps(&changes, from);
+    let index = crate::history::files::index_path(session);
+    let j = Journal {
+        action: Action::Undo,
+        id,
+        back: false,
+        history: (!turns.is_empty()).then(|| LineStep {
+            len: journal::len_of(&index),
+            line: crate::history::files::redo_line(&turns, &journal::states(&steps, true)),
+            back: crate::history::files::op_line("undo", &turns, &journal::states(&steps, false)),
+        }),
+        files: steps,
+        conversation: ConvStep {
+            before: text("conversation_before"),
+            after: text("conversation_after"),
+            keep: head.len(),
+            archive: dir
+                .join("conversation.jsonl")
+                .to_string_lossy()
+                .into_owned(),
+        },
+        event: LineStep {
+            len: journal::len_of(&session.events()),
+            line: crate::session::events::ev::rewind(
+                "undo",
+                id,
+                report.to,
+                report.turns,
+                report.lines,
+                &report.file_names(),
+            ),
+            back: String::new(),
+        },
+        estimate: None,
+    };
+    j.write(&dir).map_err(failed)?;
+    point("undo-journal");
+    j.run_now(session, &dir, "undo").map_err(failed)?;
     Ok(report)
 }

@@ -1,5 +1,6 @@
 //! Small shared helpers: atomic file writes, time formatting, randomness.
 pub mod cancel;
+pub mod crash;
 pub mod fsx;
 pub mod hash;
 pub mod jsonl;

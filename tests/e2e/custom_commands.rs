@@ -167,6 +167,41 @@ fn missing_argument_and_unknown_command_send_nothing() {
     assert_eq!(mock.records().len(), 0);
 }
 
+/// Issue 34 item 6: every refused slash command of a one-shot run (a `` !`cmd` `` the
+/// permission gate refuses, a missing `$1`, an unknown command) exits 1 with its error on
+/// stderr and nothing on stdout, as the README says of every error.
+#[test]
+fn one_shot_slash_errors_go_to_stderr() {
+    let env = Env::new();
+    commands(&env);
+    write(
+        &env.cwd.join(".claude/commands/shell.md"),
+        "Run this: !`touch made-by-shell`\n",
+    );
+    write(&env.cwd.join(".claude/commands/one.md"), "Look at $1.\n");
+    let mock = Mock::start(r#"[{"text":"done.","repeat":true}]"#);
+    for (line, want) in [
+        (
+            "/shell",
+            "Error: /shell: !`touch made-by-shell` was not run",
+        ),
+        ("/one", "Error: /one needs argument $1 but none was given"),
+        ("/nosuchcommand", "Error: Unknown command /nosuchcommand"),
+    ] {
+        let o = env.agent(
+            &mock.base("claude"),
+            "claude",
+            &["--deny", "Bash(touch:*)", line],
+        );
+        expect_code(&o, 1);
+        assert_eq!(stdout(&o), "", "{line}: stdout must stay empty");
+        assert!(stderr(&o).contains(want), "{line}: {}", stderr(&o));
+        assert_no_panic(&stderr(&o));
+    }
+    assert!(!env.cwd.join("made-by-shell").exists());
+    assert_eq!(mock.records().len(), 0);
+}
+
 #[test]
 fn listen_fifo_input_expands_custom_commands() {
     let env = Env::new();

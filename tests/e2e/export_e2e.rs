@@ -142,3 +142,94 @@ fn export_includes_compacted_turns_and_marks_errors() {
     // Export only reads.
     assert_eq!(std::fs::read(s.conversation()).unwrap(), before);
 }
+
+/// Issue 34 item 5: no string of a session breaks out of the place the markdown transcript
+/// gives it. A Write whose path holds blank lines, raw HTML and a `#` line, a Bash command
+/// with backticks and newlines, a prompt and an answer with raw HTML, an image and an open
+/// fence: parsed back with a CommonMark reader, the only headings are the transcript's own
+/// and the only raw HTML is its own `<details>`; each label is one code span.
+#[test]
+fn markdown_export_keeps_every_session_string_in_its_place() {
+    let env = Env::new();
+    let path = "p\n\n<img src=x onerror=alert(1)>\n\n# PWNED-PATH\n\n.txt";
+    let command = "echo `x` ``y``\n\n# PWNED-CMD\n<img src=y onerror=alert(2)>";
+    let script = serde_json::json!([
+        {"tool_calls": [
+            {"name": "Write", "id": "w1", "input": {"path": path, "content": "c\n"}},
+            {"name": "Bash", "id": "b1", "input": {"command": command}}
+        ]},
+        {"text": "Done <img src=z onerror=alert(3)> ![i](http://127.0.0.1:9/x.png)\n\n</details>\n\n```\nopen fence"},
+        {"text": "again", "repeat": true}
+    ]);
+    let mock = Mock::start(&script.to_string());
+    let out = env.agent(
+        &mock.base("claude"),
+        "claude",
+        &[
+            "--session",
+            "esc",
+            "hi <script>alert(4)</script>\n\n# PWNED-PROMPT-HEADING?",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = env.run(&["export", "--session", "esc"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = stdout(&out);
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let mut headings = Vec::new();
+    let mut in_heading = false;
+    let mut spans = Vec::new();
+    let mut images = 0;
+    for ev in Parser::new_ext(&md, Options::all()) {
+        match ev {
+            Event::Start(Tag::Heading { .. }) => {
+                in_heading = true;
+                headings.push(String::new());
+            }
+            Event::End(TagEnd::Heading(_)) => in_heading = false,
+            Event::Text(t) | Event::Code(t) if in_heading => {
+                headings.last_mut().unwrap().push_str(&t)
+            }
+            Event::Code(t) => spans.push(t.to_string()),
+            Event::Html(h) | Event::InlineHtml(h) => {
+                let ok = ["<details><summary>", "</details>", "</summary>"]
+                    .iter()
+                    .any(|p| h.trim_start().starts_with(p));
+                assert!(ok, "raw HTML from the session: {h:?}\n{md}");
+            }
+            Event::Start(Tag::Image { .. }) => images += 1,
+            _ => {}
+        }
+    }
+    // The prompt's own `# …` line is markdown the person typed (kept); nothing else adds one.
+    for h in &headings {
+        assert!(
+            h.starts_with("Session")
+                || h.starts_with("Turn ")
+                || h == "Assistant"
+                || h == "Usage"
+                || h == "PWNED-PROMPT-HEADING?",
+            "a heading from a session string: {h:?}\n{md}"
+        );
+    }
+    assert!(!headings
+        .iter()
+        .any(|h| h.contains("PWNED-PATH") || h.contains("PWNED-CMD")));
+    assert_eq!(images, 0, "{md}");
+    assert!(
+        spans
+            .iter()
+            .any(|s| s.starts_with("Write(p\\n\\n<img src=x onerror")),
+        "{spans:?}\n{md}"
+    );
+    assert!(
+        spans
+            .iter()
+            .any(|s| s.starts_with("Bash(echo `x` ``y``") && s.contains("PWNED-CMD")),
+        "{spans:?}\n{md}"
+    );
+    // The open fence of the answer is closed: the usage table after it is a table.
+    assert!(md.contains("## Usage"), "{md}");
+    let usage_is_heading = headings.iter().any(|h| h == "Usage");
+    assert!(usage_is_heading, "{md}");
+}

@@ -23,6 +23,7 @@ mod huge_answer;
 mod large_line_kill;
 mod late_result;
 mod provider_faults;
+mod rewind_kill;
 mod sandbox_add_dir;
 mod sandbox_e2e;
 mod sandbox_modes;

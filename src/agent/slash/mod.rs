@@ -147,7 +147,7 @@ fn custom_command(ctx: &AgentCtx, word: &str, arg: &str, line: &str) -> Option<A
             Action::Turn(line.to_string())
         }
         Err(e) => {
-            ctx.out.print(&format!("Error: {e}\n"));
+            ctx.out.error(&format!("Error: {e}\n"));
             Action::Refused
         }
     })
@@ -166,7 +166,7 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
             return Action::Handled;
         }
 
-        ctx.out.print(&format!("{}\n", table::unknown(word)));
+        ctx.out.error(&format!("Error: {}\n", table::unknown(word)));
         return Action::Refused;
     };
     let first = arg.split_whitespace().next();
