@@ -5,6 +5,7 @@
 //! The Bash safety policy (`tools::policy`) and the sandbox still apply to every call that
 //! is allowed here: this layer only adds questions and refusals in front of them.
 pub mod gate;
+pub mod hops;
 mod rules;
 
 pub use gate::{AskSlot, Gate};
@@ -59,8 +60,10 @@ pub struct Facts {
     pub rel_path: Option<String>,
     /// File tools: the target is this session's plan draft.
     pub plan_draft: bool,
-    /// WebFetch: the URL as given.
+    /// WebFetch: the URL in its canonical spelling (tools::webfetch::urlnorm), else as given.
     pub url: Option<String>,
+    /// WebFetch: the URL fully percent-decoded, `//` collapsed (deny and ask rules only).
+    pub url_loose: Option<String>,
     /// WebFetch: the URL's host (lower case), when the URL parses.
     pub domain: Option<String>,
 }

@@ -10,6 +10,8 @@
 mod convert;
 pub mod fetch;
 mod html;
+pub mod redirect;
+pub mod urlnorm;
 
 use super::common::arg;
 use super::{ToolHost, ToolOutput};
@@ -71,7 +73,8 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     };
     let prompt = arg(input, "prompt");
     let lim = limits_from_env();
-    match fetch_waiting(ctx, &url, lim) {
+    let check = ctx.web_hop_check(&url);
+    match fetch_waiting(ctx, &url, lim, check) {
         Ok(Fetched::Page(p)) => page_output(&p, &prompt, max),
         Ok(Fetched::OtherHost { from, to, status }) => ToolOutput::text(
             true,
@@ -80,19 +83,30 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
             ),
             max,
         ),
+        Ok(Fetched::HandedBack {
+            from,
+            to,
+            status,
+            why,
+        }) => ToolOutput::text(true, &redirect::handed_back(&from, &to, status, &why), max),
         Err(e) => ToolOutput::error(&e, max),
     }
 }
 
 /// Run the fetch on a thread and wait for it, giving up at the time limit or on Ctrl+C (the
 /// thread ends on its own socket timeouts; its result is dropped).
-fn fetch_waiting(ctx: &dyn ToolHost, url: &url::Url, lim: FetchLimits) -> Result<Fetched, String> {
+fn fetch_waiting(
+    ctx: &dyn ToolHost,
+    url: &url::Url,
+    lim: FetchLimits,
+    check: redirect::HopCheck,
+) -> Result<Fetched, String> {
     let (tx, rx) = mpsc::channel();
     let u = url.clone();
     let spawned = std::thread::Builder::new()
         .name("webfetch".into())
         .spawn(move || {
-            let _ = tx.send(fetch::fetch(&u, lim));
+            let _ = tx.send(fetch::fetch(&u, lim, &check));
         });
     if let Err(e) = spawned {
         return Err(format!("cannot start the fetch: {e}"));
