@@ -1,0 +1,465 @@
+//! Issue 33 items 5, 7, 8 and 9 through the real binary, in a real cloned folder (`git
+//! init` and files, a key planted in the environment), with the scripted model server and a
+//! local HTTP listener that records every request that reaches it:
+//! - 5: a project's `@~/.aws/credentials` and `@/etc/passwd` imports stay out of the system
+//!   prompt (warned about once); a path the user's own settings allow, and everything the
+//!   user's own instruction file imports, go in.
+//! - 7: `.claude/commands/pw.md -> /etc/passwd` is no command; five `lN -> .` loops do not
+//!   hold start-up.
+//! - 8: `--deny 'WebFetch(http://127.0.0.1:P/secret/*)'` refuses every spelling of that URL
+//!   and a same-host redirect into it; the listener never sees `/secret/`.
+//! - 9: headless `--permission-mode default` refuses deletes under `/tmp` given as absolute
+//!   paths, the project's own files included.
+use crate::support::checks::{assert_no_panic, wait_timeout};
+use crate::support::*;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+/// A key in the run's environment that must reach neither the model nor the listener.
+const PLANTED_ENV: &str = "PLANTED-ENV-KEY-7c1e";
+
+/// The project as a clone leaves it: a git repository with the given files.
+fn clone_project(env: &Env, files: &[(&str, &str)]) {
+    let st = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&env.cwd)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for (rel, text) in files {
+        let p = env.cwd.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+fn agent(env: &Env, mock: &Mock, args: &[&str]) -> std::process::Output {
+    let mut c = env.cmd();
+    c.env("AWS_SECRET_ACCESS_KEY", PLANTED_ENV)
+        .args([
+            "--provider",
+            "claude",
+            "--base-url",
+            &mock.base("claude"),
+            "--api-key",
+            "sk-test-PLANTED",
+        ])
+        .args(args);
+    c.output().unwrap()
+}
+
+/// Every recorded model request as text (headers and bodies).
+fn sent(mock: &Mock) -> String {
+    mock.requests()
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tool_result(env: &Env, sid: &str, id: &str) -> String {
+    events(&env.session_dir(sid).join("events.jsonl"))
+        .iter()
+        .find(|e| e["type"] == "tool_result" && e["tool_use_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id}"))["content"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The first line of the real /etc/passwd (what must not reach the model).
+fn passwd_line() -> String {
+    std::fs::read_to_string("/etc/passwd")
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn instruction_imports_from_outside_the_project_are_skipped() {
+    let env = Env::new();
+    let home = &env.home;
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    std::fs::write(
+        home.join(".aws/credentials"),
+        "[default]\naws_secret_access_key = PLANTED-AWS-FILE-KEY\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.join("notes")).unwrap();
+    std::fs::write(home.join("notes/style.md"), "ALLOWED-NOTES-STYLE\n").unwrap();
+    std::fs::write(home.join("notes/private.md"), "USER-OWN-IMPORT\n").unwrap();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/shared.md"), "USER-DIR-SHARED\n").unwrap();
+    clone_project(
+        &env,
+        &[
+            (
+                "CLAUDE.md",
+                "Project rules. @docs/inside.md @~/.aws/credentials @/etc/passwd @~/notes/style.md @~/.claude/shared.md @.env\n",
+            ),
+            ("docs/inside.md", "INSIDE-PROJECT-DOC\n"),
+            (".env", "PROJECT_TOKEN=PLANTED-DOTENV\n"),
+        ],
+    );
+    let script = r#"[{"text":"ok","repeat":true,"usage":{"input":1,"output":1}}]"#;
+
+    // No settings: only the project's own file and the user's Markdown come in.
+    let mock = Mock::start(script);
+    let out = agent(&env, &mock, &["--session", "a", "hi"]);
+    expect_code(&out, 0);
+    let err = stderr(&out);
+    assert_no_panic(&err);
+    let sys = mock.requests()[0]["body"]["system"].to_string();
+    assert!(sys.contains("INSIDE-PROJECT-DOC"), "{sys}");
+    assert!(sys.contains("USER-DIR-SHARED"), "{sys}");
+    assert!(!sys.contains("ALLOWED-NOTES-STYLE"), "{sys}");
+    let all = sent(&mock);
+    for secret in [
+        "PLANTED-AWS-FILE-KEY",
+        passwd_line().as_str(),
+        "PLANTED-DOTENV",
+        PLANTED_ENV,
+    ] {
+        assert!(!all.contains(secret), "{secret} reached the model");
+    }
+    for skipped in [
+        home.join(".aws/credentials"),
+        "/etc/passwd".into(),
+        home.join("notes/style.md"),
+        env.cwd.join(".env"),
+    ] {
+        let needle = format!("the import @{} was skipped", skipped.display());
+        assert_eq!(err.matches(&needle).count(), 1, "{needle}:\n{err}");
+    }
+
+    // The user's own settings allow ~/notes; the user's own instruction file imports
+    // anything. (`trusted_folders`: the trust decision of the same issue; a folder must be
+    // trusted for any import from outside it.)
+    std::fs::write(
+        home.join(".bash-agent/settings.json"),
+        serde_json::json!({
+            "allowed_imports": ["~/notes/*.md"],
+            "trusted_folders": { env.cwd.display().to_string(): true },
+        })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".bash-agent/CLAUDE.md"),
+        "User rules. @~/notes/private.md\n",
+    )
+    .unwrap();
+    let mock = Mock::start(script);
+    let out = agent(&env, &mock, &["--session", "b", "hi"]);
+    expect_code(&out, 0);
+    let sys = mock.requests()[0]["body"]["system"].to_string();
+    assert!(sys.contains("ALLOWED-NOTES-STYLE"), "{sys}");
+    assert!(sys.contains("USER-OWN-IMPORT"), "{sys}");
+    let all = sent(&mock);
+    assert!(!all.contains("PLANTED-AWS-FILE-KEY"));
+    assert!(!all.contains(&passwd_line()));
+    assert!(!all.contains(PLANTED_ENV));
+    // A project's settings cannot allow its own imports.
+    std::fs::remove_file(home.join(".bash-agent/settings.json")).unwrap();
+    std::fs::create_dir_all(env.cwd.join(".bash-agent")).unwrap();
+    std::fs::write(
+        env.cwd.join(".bash-agent/settings.json"),
+        r#"{"allowed_imports": ["/etc", "~/.aws"]}"#,
+    )
+    .unwrap();
+    let mock = Mock::start(script);
+    let out = agent(&env, &mock, &["--session", "c", "hi"]);
+    expect_code(&out, 0);
+    let all = sent(&mock);
+    assert!(!all.contains("PLANTED-AWS-FILE-KEY"));
+    assert!(!all.contains(&passwd_line()));
+}
+
+#[test]
+fn command_folder_symlinks_stay_in_the_project() {
+    let env = Env::new();
+    clone_project(
+        &env,
+        &[(".claude/commands/ok.md", "OK-COMMAND-BODY $ARGUMENTS\n")],
+    );
+    let cmds = env.cwd.join(".claude/commands");
+    std::os::unix::fs::symlink("/etc/passwd", cmds.join("pw.md")).unwrap();
+    for i in 0..5 {
+        std::os::unix::fs::symlink(".", cmds.join(format!("l{i}"))).unwrap();
+    }
+    let agents = env.cwd.join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", agents.join("pw.md")).unwrap();
+    let script = r#"[{"text":"ok","repeat":true,"usage":{"input":1,"output":1}}]"#;
+
+    // /pw: no such command (the link points out of the project); start-up is not held by
+    // the loops (the deadline is generous: on the unfixed walk it is 5^8 folders).
+    for (sid, line) in [("p", "/pw"), ("l", "/l0:l1:ok x"), ("o", "/ok fine")] {
+        let mock = Mock::start(script);
+        let mut c = env.cmd();
+        c.env("AWS_SECRET_ACCESS_KEY", PLANTED_ENV)
+            .args([
+                "--base-url",
+                &mock.base("claude"),
+                "--api-key",
+                "k",
+                "--session",
+                sid,
+                line,
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let status = wait_timeout(&mut child, 30);
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&std::process::Output {
+            status,
+            stdout: out.stdout,
+            stderr: out.stderr,
+        });
+        assert_no_panic(&err);
+        let all = sent(&mock);
+        assert!(
+            !all.contains(&passwd_line()),
+            "{line}: /etc/passwd reached the model"
+        );
+        assert!(!all.contains(PLANTED_ENV));
+        if sid == "o" {
+            assert!(status.success(), "{err}");
+            assert!(all.contains("OK-COMMAND-BODY fine"), "{all}");
+            assert_eq!(
+                err.matches("pw.md: skipped: a symlink to /etc/passwd, outside the project")
+                    .count(),
+                2,
+                "{err}"
+            );
+        } else {
+            // Unknown commands: nothing is sent.
+            assert!(!status.success(), "{line}: {err}");
+            assert!(mock.requests().is_empty(), "{line}: {all}");
+        }
+    }
+}
+
+/// The local listener: serves `/public`, `/secret/...` and `/hop` (a 302 to
+/// `/secret/key`), and records the request line of every hit.
+struct Listener {
+    port: u16,
+    hits: Arc<Mutex<Vec<String>>>,
+}
+
+impl Listener {
+    fn start() -> Listener {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let hits = Arc::new(Mutex::new(Vec::new()));
+        let h = hits.clone();
+        std::thread::spawn(move || {
+            for conn in l.incoming() {
+                let Ok(conn) = conn else { break };
+                let h = h.clone();
+                std::thread::spawn(move || serve(conn, &h));
+            }
+        });
+        Listener { port, hits }
+    }
+
+    fn hits(&self) -> Vec<String> {
+        self.hits.lock().unwrap().clone()
+    }
+}
+
+fn serve(mut conn: TcpStream, hits: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut request = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        request.push_str(&line);
+    }
+    let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+    hits.lock().unwrap().push(request.clone());
+    let (status, extra, body) = if path == "/hop" {
+        ("302 Found", "Location: /secret/key\r\n", String::new())
+    } else if path == "/public" {
+        ("200 OK", "", "PUBLIC-PAGE-BODY".to_string())
+    } else if path.to_ascii_lowercase().contains("secret") {
+        ("200 OK", "", "SECRET-PAGE-BODY".to_string())
+    } else {
+        ("404 Not Found", "", String::new())
+    };
+    let _ = conn.write_all(
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    );
+}
+
+#[test]
+fn url_rules_match_every_spelling_and_every_redirect_hop() {
+    let env = Env::new();
+    clone_project(&env, &[("README.md", "a project\n")]);
+    let srv = Listener::start();
+    let p = srv.port;
+    let urls = [
+        ("s1", format!("http://127.0.0.1:{p}/secret/key")),
+        ("s2", format!("http://127.0.0.1:{p}/x/../secret/key")),
+        ("s3", format!("HTTP://127.0.0.1:{p}/secret/key")),
+        ("s4", format!("http://127.0.0.1.:{p}/secret/key")),
+        ("s5", format!("http://0x7f.0.0.1:{p}/secret/key")),
+        ("s6", format!("http://2130706433:{p}/secret/key")),
+        ("s7", format!("http://127.0.0.1:{p}/%73ecret/key")),
+        ("s8", format!("http://127.0.0.1:{p}/secret%2Fkey")),
+        ("hop", format!("http://127.0.0.1:{p}/hop")),
+        ("pub", format!("http://127.0.0.1:{p}/public")),
+    ];
+    let calls: Vec<serde_json::Value> = urls
+        .iter()
+        .map(|(id, u)| {
+            serde_json::json!({"name": "WebFetch", "id": id, "input": {"url": u, "prompt": "read it"}})
+        })
+        .collect();
+    let script = serde_json::json!([
+        {"tool_calls": calls, "usage": {"input": 10, "output": 5}},
+        {"text": "done", "repeat": true, "usage": {"input": 1, "output": 1}}
+    ]);
+    let mock = Mock::start(&script.to_string());
+    let rule = format!("WebFetch(http://127.0.0.1:{p}/secret/*)");
+    let out = agent(&env, &mock, &["--session", "u", "--deny", &rule, "fetch"]);
+    expect_code(&out, 0);
+    assert_no_panic(&stderr(&out));
+    for (id, u) in &urls[..8] {
+        let r = tool_result(&env, "u", id);
+        assert!(
+            r.contains(&format!("denied by the rule {rule}")),
+            "{u}: {r}"
+        );
+    }
+    let hop = tool_result(&env, "u", "hop");
+    assert!(hop.starts_with("Error: the redirect from"), "{hop}");
+    assert!(hop.contains(&format!("denied by the rule {rule}")), "{hop}");
+    assert!(tool_result(&env, "u", "pub").contains("PUBLIC-PAGE-BODY"));
+    // What reached the listener: /hop and /public, never a secret path.
+    let hits = srv.hits();
+    let lines: Vec<&str> = hits
+        .iter()
+        .map(|h| h.lines().next().unwrap_or(""))
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| !l.to_ascii_lowercase().contains("secret")),
+        "{lines:?}"
+    );
+    assert!(!hits
+        .iter()
+        .any(|h| h.contains(PLANTED_ENV) || h.contains("sk-test-PLANTED")));
+    let all = sent(&mock);
+    assert!(!all.contains("SECRET-PAGE-BODY"));
+    assert!(!all.contains(PLANTED_ENV));
+
+    // An allow rule that let the start through does not cover a hop outside it: the hop
+    // goes back to the model (a headless default run could not ask about it).
+    let mock = Mock::start(&serde_json::json!([
+        {"tool_calls": [{"name": "WebFetch", "id": "h2", "input": {"url": format!("http://127.0.0.1:{p}/hop")}}]},
+        {"text": "done", "repeat": true}
+    ])
+    .to_string());
+    let allow = format!("WebFetch(http://127.0.0.1:{p}/hop)");
+    let out = agent(
+        &env,
+        &mock,
+        &[
+            "--session",
+            "h",
+            "--permission-mode",
+            "default",
+            "--allow",
+            &allow,
+            "fetch",
+        ],
+    );
+    expect_code(&out, 0);
+    let r = tool_result(&env, "h", "h2");
+    assert!(r.contains("REDIRECT DETECTED"), "{r}");
+    assert!(
+        r.contains(&format!("Redirect URL: http://127.0.0.1:{p}/secret/key")),
+        "{r}"
+    );
+    assert_eq!(srv.hits().len(), 3, "{:?}", srv.hits());
+    assert!(!sent(&mock).contains("SECRET-PAGE-BODY"));
+}
+
+#[test]
+fn deletes_under_tmp_are_not_workspace_reads() {
+    let env = Env::new();
+    clone_project(&env, &[("victim.txt", "v\n"), ("file.txt", "f\n")]);
+    let outside = tempfile::tempdir().unwrap();
+    let out_dir = std::fs::canonicalize(outside.path())
+        .unwrap()
+        .join("victim-dir");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(out_dir.join("keep.txt"), "keep\n").unwrap();
+    assert!(out_dir.starts_with("/tmp"), "{}", out_dir.display());
+    assert!(env.cwd.starts_with("/tmp"), "{}", env.cwd.display());
+    let commands = [
+        ("r1", format!("cat {}", out_dir.join("keep.txt").display())),
+        ("d1", "rm -f victim.txt".to_string()),
+        ("d2", format!("rm -rf {}", out_dir.display())),
+        (
+            "d3",
+            format!("rm -f {}", env.cwd.join("file.txt").display()),
+        ),
+        (
+            "d4",
+            format!("echo x > {}", out_dir.join("keep.txt").display()),
+        ),
+    ];
+    let calls: Vec<serde_json::Value> = commands
+        .iter()
+        .map(|(id, c)| serde_json::json!({"name": "Bash", "id": id, "input": {"command": c}}))
+        .collect();
+    let mock = Mock::start(
+        &serde_json::json!([
+            {"tool_calls": calls},
+            {"text": "done", "repeat": true}
+        ])
+        .to_string(),
+    );
+    let out = agent(
+        &env,
+        &mock,
+        &["--session", "t", "--permission-mode", "default", "clean up"],
+    );
+    expect_code(&out, 0);
+    assert_no_panic(&stderr(&out));
+    assert!(
+        tool_result(&env, "t", "r1").contains("keep"),
+        "a read still runs"
+    );
+    for (id, c) in &commands[1..] {
+        let r = tool_result(&env, "t", id);
+        assert!(r.contains("Permission denied"), "{c}: {r}");
+        assert!(r.contains("cannot ask (headless)"), "{c}: {r}");
+    }
+    assert!(env.cwd.join("victim.txt").exists());
+    assert!(env.cwd.join("file.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("keep.txt")).unwrap(),
+        "keep\n"
+    );
+    assert!(!sent(&mock).contains(PLANTED_ENV));
+}
