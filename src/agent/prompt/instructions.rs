@@ -2,7 +2,8 @@
 //! root down to the working directory (outermost first), each folder's AGENTS.md (else
 //! AGENT.md), CLAUDE.md (else .claude/CLAUDE.md) and CLAUDE.local.md, all of them. `@path`
 //! imports in the CLAUDE files are resolved relative to the importing file, at most five
-//! deep; an import that would revisit a file on its own chain is refused (skipped).
+//! deep; an import that would revisit a file on its own chain is refused (skipped). A chain
+//! that starts at a project file passes the guard of `imports.rs` at every step.
 use super::imports::{self, Decision, Guard};
 use std::path::{Path, PathBuf};
 
@@ -38,7 +39,8 @@ pub fn chain(pwd: &Path) -> Vec<PathBuf> {
 pub fn collect(agent_home: &Path, home: &Path, pwd: &Path) -> Vec<Loaded> {
     let mut w = Walk {
         home,
-        guard: Guard::new(pwd, agent_home, home),
+        places: (pwd, agent_home),
+        guard: std::cell::OnceCell::new(),
         undecided: None,
     };
     let mut out = Vec::new();
@@ -54,7 +56,8 @@ pub fn collect(agent_home: &Path, home: &Path, pwd: &Path) -> Vec<Loaded> {
 pub fn undecided(agent_home: &Path, home: &Path, pwd: &Path) -> Vec<(PathBuf, PathBuf)> {
     let mut w = Walk {
         home,
-        guard: Guard::new(pwd, agent_home, home),
+        places: (pwd, agent_home),
+        guard: std::cell::OnceCell::new(),
         undecided: Some(Vec::new()),
     };
     let mut out = Vec::new();
@@ -68,7 +71,10 @@ pub fn undecided(agent_home: &Path, home: &Path, pwd: &Path) -> Vec<(PathBuf, Pa
 /// for what it skips or (start-up) the list of what is still undecided.
 struct Walk<'a> {
     home: &'a Path,
-    guard: Guard,
+    /// The working directory and the agent home the guard is made of.
+    places: (&'a Path, &'a Path),
+    /// Made on the first import of a project file (most runs have none).
+    guard: std::cell::OnceCell<Guard>,
     undecided: Option<Vec<(PathBuf, PathBuf)>>,
 }
 
@@ -112,7 +118,11 @@ impl Walk<'_> {
             let base = path.parent().unwrap_or(Path::new("/"));
             for target in import_paths(&text, base, self.home) {
                 let inner = if restricted {
-                    match self.guard.decide(&target) {
+                    let (pwd, agent_home) = self.places;
+                    let guard = self
+                        .guard
+                        .get_or_init(|| Guard::new(pwd, agent_home, self.home));
+                    match guard.decide(&target) {
                         Decision::Follow => true,
                         Decision::FollowAsUser => false,
                         Decision::Skip(why) => {
@@ -208,7 +218,8 @@ mod tests {
     fn walk(r: &Path) -> Walk<'_> {
         Walk {
             home: r,
-            guard: Guard::new(r, &r.join(".bash-agent"), r),
+            places: (r, r),
+            guard: std::cell::OnceCell::new(),
             undecided: None,
         }
     }
