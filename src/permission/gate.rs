@@ -381,7 +381,10 @@ fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> F
             env.cwd.join(&t)
         };
         let p = normalise(&p);
-        f.in_workspace = p.starts_with(env.cwd);
+        // A link in the workspace to `~/.bashrc` is not in the workspace.
+        let real = crate::tools::policy::physical(&p);
+        f.in_workspace = p.starts_with(env.cwd) && real.starts_with(env.cwd);
+        f.path_real = (real != p).then_some(real);
         if f.in_workspace {
             f.rel_path = p
                 .strip_prefix(env.cwd)

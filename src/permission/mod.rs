@@ -54,6 +54,10 @@ pub struct Facts {
     pub workspace_read: bool,
     /// File tools: the target, absolute (lexically normalised).
     pub path: Option<std::path::PathBuf>,
+    /// File tools: the target as the kernel reaches it (every existing symlink followed),
+    /// when that differs from `path`. Deny and ask rules match either; an allow rule must
+    /// match both (docs/sandbox.md, "Rules on URLs and paths").
+    pub path_real: Option<std::path::PathBuf>,
     /// File tools: the target is inside the working directory.
     pub in_workspace: bool,
     /// File tools inside the workspace: the target relative to the working directory.

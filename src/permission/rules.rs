@@ -94,9 +94,19 @@ impl Rule {
         if f.tool == "WebFetch" {
             return web_match(p, f, self.kind != RuleKind::Allow);
         }
-        match &f.path {
-            Some(path) => path_match(p, path, &self.base, home),
-            None => false,
+        let Some(path) = &f.path else {
+            return false;
+        };
+        let lexical = path_match(p, path, &self.base, home);
+        let real = f
+            .path_real
+            .as_ref()
+            .map(|r| path_match(p, r, &self.base, home));
+        // A symlink cannot carry a call past a deny rule, nor into an allow rule's reach.
+        match (self.kind, real) {
+            (_, None) => lexical,
+            (RuleKind::Allow, Some(r)) => lexical && r,
+            (_, Some(r)) => lexical || r,
         }
     }
 }
