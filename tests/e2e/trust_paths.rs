@@ -107,8 +107,17 @@ fn instruction_imports_from_outside_the_project_are_skipped() {
         ],
     );
     let script = r#"[{"text":"ok","repeat":true,"usage":{"input":1,"output":1}}]"#;
+    // The folder is trusted (`trusted_folders`: the trust decision of the same issue; in an
+    // untrusted folder nothing from outside the project is imported at all).
+    let trusted = serde_json::json!({ env.cwd.display().to_string(): true });
+    std::fs::create_dir_all(home.join(".bash-agent")).unwrap();
+    std::fs::write(
+        home.join(".bash-agent/settings.json"),
+        serde_json::json!({ "trusted_folders": trusted }).to_string(),
+    )
+    .unwrap();
 
-    // No settings: only the project's own file and the user's Markdown come in.
+    // Nothing allowed: only the project's own file and the user's Markdown come in.
     let mock = Mock::start(script);
     let out = agent(&env, &mock, &["--session", "a", "hi"]);
     expect_code(&out, 0);
@@ -138,13 +147,12 @@ fn instruction_imports_from_outside_the_project_are_skipped() {
     }
 
     // The user's own settings allow ~/notes; the user's own instruction file imports
-    // anything. (`trusted_folders`: the trust decision of the same issue; a folder must be
-    // trusted for any import from outside it.)
+    // anything.
     std::fs::write(
         home.join(".bash-agent/settings.json"),
         serde_json::json!({
             "allowed_imports": ["~/notes/*.md"],
-            "trusted_folders": { env.cwd.display().to_string(): true },
+            "trusted_folders": trusted,
         })
         .to_string(),
     )
@@ -165,7 +173,11 @@ fn instruction_imports_from_outside_the_project_are_skipped() {
     assert!(!all.contains(&passwd_line()));
     assert!(!all.contains(PLANTED_ENV));
     // A project's settings cannot allow its own imports.
-    std::fs::remove_file(home.join(".bash-agent/settings.json")).unwrap();
+    std::fs::write(
+        home.join(".bash-agent/settings.json"),
+        serde_json::json!({ "trusted_folders": trusted }).to_string(),
+    )
+    .unwrap();
     std::fs::create_dir_all(env.cwd.join(".bash-agent")).unwrap();
     std::fs::write(
         env.cwd.join(".bash-agent/settings.json"),

@@ -21,6 +21,14 @@ fn outside_imports_are_asked_about_once_at_start_up() {
         "Rules. @~/notes/a.txt @~/notes/b.txt @~/notes/a.txt\n",
     )
     .unwrap();
+    // A trusted folder (the trust decision of the same issue): only there may a question
+    // let a file from outside the project in.
+    std::fs::create_dir_all(env.home.join(".bash-agent")).unwrap();
+    std::fs::write(
+        env.home.join(".bash-agent/settings.json"),
+        serde_json::json!({"trusted_folders": {env.cwd.display().to_string(): true}}).to_string(),
+    )
+    .unwrap();
     let mock = Mock::start(r#"[{"text":"Hello.","repeat":true}]"#);
     let t = Tmux::for_env(&env);
     let run = Run::start(&t, &env, "imp", &mock.base("claude"));

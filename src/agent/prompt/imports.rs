@@ -5,11 +5,12 @@
 //!
 //! - files inside the project (physical paths: a symlink out of it is outside), except
 //!   files that hold secrets (`.env`, keys: the Read tool refuses them too);
-//! - Markdown files in the user's own folders (`~/.bash-agent`, `~/.claude`; not the
-//!   session store), whose own imports are then the user's and unrestricted;
-//! - anything else only when the folder is trusted and either the user's own settings
-//!   file allows the path (`"allowed_imports": ["~/notes/*.md"]`) or the person said yes
-//!   to the question asked once at start-up on a terminal.
+//! - in a trusted folder only: Markdown files in the user's own folders (`~/.bash-agent`,
+//!   `~/.claude`; not their session stores and plans), whose own imports are then the
+//!   user's and unrestricted;
+//! - in a trusted folder only: anything else the user's own settings file allows
+//!   (`"allowed_imports": ["~/notes/*.md"]`) or the person said yes to when asked once at
+//!   start-up on a terminal.
 //!
 //! Everything else is skipped with a warning on stderr, once per file and process. The
 //! user's own instruction files (the agent home's) import anything.
@@ -57,7 +58,8 @@ pub enum Decision {
 pub struct Guard {
     project: PathBuf,
     user_dirs: Vec<PathBuf>,
-    sessions: PathBuf,
+    /// Inside the user's folders but not the user's instructions: session stores, plans.
+    stores: Vec<PathBuf>,
     home: PathBuf,
     allowed: Vec<String>,
     trusted: bool,
@@ -80,10 +82,14 @@ impl Guard {
                 }
             }
         }
+        let stores = user_dirs
+            .iter()
+            .flat_map(|d| [d.join("projects"), d.join("plans")])
+            .collect();
         Guard {
             project: physical(&crate::settings::project_root(pwd)),
             user_dirs,
-            sessions: physical(&agent_home.join("projects")),
+            stores,
             home: home.to_path_buf(),
             allowed: allowed_imports(agent_home),
             trusted: trusted(pwd),
@@ -102,18 +108,18 @@ impl Guard {
                 Decision::Follow
             };
         }
-        let md = real.extension().is_some_and(|e| e == "md");
-        if md
-            && !secret
-            && !real.starts_with(&self.sessions)
-            && self.user_dirs.iter().any(|d| real.starts_with(d))
-        {
-            return Decision::FollowAsUser;
-        }
         if !self.trusted {
             return Decision::Skip(
                 "it is outside the project and this folder is not trusted".into(),
             );
+        }
+        let md = real.extension().is_some_and(|e| e == "md");
+        if md
+            && !secret
+            && !self.stores.iter().any(|d| real.starts_with(d))
+            && self.user_dirs.iter().any(|d| real.starts_with(d))
+        {
+            return Decision::FollowAsUser;
         }
         if self.allows(target) || self.allows(&real) {
             return Decision::Follow;
@@ -280,6 +286,7 @@ mod tests {
             ..g.clone()
         };
         assert!(matches!(untrusted.decide(&files[5]), Decision::Skip(_)));
-        assert_eq!(untrusted.decide(&files[2]), Decision::FollowAsUser);
+        assert!(matches!(untrusted.decide(&files[2]), Decision::Skip(_)));
+        assert_eq!(untrusted.decide(&files[0]), Decision::Follow);
     }
 }
