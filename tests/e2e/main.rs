@@ -36,4 +36,5 @@ mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
 mod trust_paths;
+mod trust_urls;
 mod webfetch_e2e;
