@@ -137,8 +137,11 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let headless = headless.filter(|_| mode != Mode::SubAgent);
     let cwd = crate::session::paths::physical_cwd()?;
     // Instruction imports from outside the project: a person at a terminal is asked once,
-    // before the line editor takes the terminal; a sub-agent's parent has warned already.
-    let tty = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    // before the line editor takes the terminal (never into json output); a sub-agent's
+    // parent has warned already.
+    let tty = std::io::stdin().is_terminal()
+        && std::io::stdout().is_terminal()
+        && cfg.output == OutputFormat::Human;
     match mode {
         Mode::SubAgent => crate::agent::prompt::imports::quiet(),
         Mode::Interactive | Mode::OneShot if tty => {
