@@ -217,6 +217,33 @@ mod tests {
         assert_eq!(l("http://h/a?x=%2F"), "http://h/a?x=/");
     }
 
+    /// Random URL-ish text: no panic, and normalising twice changes nothing.
+    #[test]
+    fn normalising_is_total_and_idempotent() {
+        let alphabet: Vec<char> = "hH:/.%2e5fAs~-_?#@[]*0x7f1 é".chars().collect();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..3000 {
+            let mut s = String::from(if x.is_multiple_of(2) {
+                "http://"
+            } else {
+                "HTTPS://"
+            });
+            for _ in 0..(x % 24) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                s.push(alphabet[(x % alphabet.len() as u64) as usize]);
+            }
+            let _ = normalise_pattern(&s);
+            let _ = normalise_host(&s[7..]);
+            if let Ok(u) = Url::parse(&s) {
+                let once = normalise(&u);
+                assert_eq!(normalise(&once), once, "{s}");
+                let _ = loose(&u);
+            }
+        }
+    }
+
     #[test]
     fn hosts_and_patterns() {
         assert_eq!(normalise_host("0x7F.0.0.1."), "127.0.0.1");
