@@ -2,8 +2,10 @@
 //! as markdown. The fetch runs inside the agent, not in a sandboxed child, so the tool keeps
 //! the sandbox's network promise itself: `--no-network` and a policy mode without the
 //! network read bit refuse it before any connection. Permission rules
-//! (`WebFetch(domain:host)`) are applied by the gate before the call; a redirect to another
-//! host is handed back to the model instead of followed, so its next call meets the gate.
+//! (`WebFetch(domain:host)`) are applied by the gate before the call, on the URL's canonical
+//! spelling (urlnorm.rs); a redirect to another host is handed back to the model instead of
+//! followed, so its next call meets the gate, and a same-host hop is checked against the
+//! same rules (redirect.rs).
 //!
 //! There is no secondary model to answer `prompt` with: the markdown is returned whole (up
 //! to the result cap) with the prompt repeated above it, for the model to answer itself.
