@@ -229,6 +229,10 @@ impl ToolHost for AgentCtx {
             .push(Effect::Compact(trigger.to_string()));
     }
 
+    fn web_hop_check(&self, start: &url::Url) -> crate::tools::webfetch::redirect::HopCheck {
+        self.permission.hop_check(start)
+    }
+
     fn before_file_change(&self, path: &Path, tool_use_id: &str) {
         let turn = self.turn.load(Ordering::SeqCst);
         crate::history::files::before_change(&self.session, turn, path, tool_use_id);

@@ -136,6 +136,19 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let ask_slot = crate::permission::AskSlot::new();
     let headless = headless.filter(|_| mode != Mode::SubAgent);
     let cwd = crate::session::paths::physical_cwd()?;
+    // Instruction imports from outside the project: a person at a terminal is asked once,
+    // before the line editor takes the terminal (never into json output); a sub-agent's
+    // parent has warned already.
+    let tty = std::io::stdin().is_terminal()
+        && std::io::stdout().is_terminal()
+        && cfg.output == OutputFormat::Human;
+    match mode {
+        Mode::SubAgent => crate::agent::prompt::imports::quiet(),
+        Mode::Interactive | Mode::OneShot if tty => {
+            crate::agent::prompt::imports::ask_at_start(&cwd)
+        }
+        _ => {}
+    }
     // The instruction files' names, for --verbose and the stream-json init record only
     // (the prompt reads the files itself): a plain run does not look for them twice.
     let instructions: Vec<String> = if cfg.verbose || (stream_json && headless.is_some()) {

@@ -129,6 +129,17 @@ impl Gate {
         Ok((mode, rules))
     }
 
+    /// The mode and every rule in force now (a custom command's turn rules included).
+    pub(super) fn snapshot(&self) -> (PermMode, Vec<Rule>) {
+        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let rules = [st.rules.as_slice(), st.turn_rules.as_slice()].concat();
+        (st.mode, rules)
+    }
+
+    pub(super) fn home(&self) -> &Path {
+        &self.home
+    }
+
     pub fn mode(&self) -> PermMode {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).mode
     }
@@ -346,18 +357,13 @@ fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> F
     let s = |k: &str| input.get(k).and_then(|v| v.as_str()).map(str::to_string);
     if tool == "Bash" {
         let c = s("command").unwrap_or_default();
-        let req = crate::tools::policy::classify(&c, env.cwd, env.projects_root);
+        let req = crate::tools::policy::classify_for_gate(&c, env.cwd, env.projects_root);
         f.workspace_read = req & !0o004 == 0;
         f.command = Some(c);
         return f;
     }
     if tool == "WebFetch" {
-        let u = s("url").unwrap_or_default();
-        f.domain = crate::tools::webfetch::fetch::parse_url(&u)
-            .ok()
-            .map(|p| crate::tools::webfetch::fetch::host_of(&p));
-        f.url = Some(u.trim().to_string());
-        return f;
+        return super::hops::web_facts(&s("url").unwrap_or_default());
     }
     let target = match tool {
         "Read" | "Write" | "Edit" => s("path"),
@@ -375,7 +381,10 @@ fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> F
             env.cwd.join(&t)
         };
         let p = normalise(&p);
-        f.in_workspace = p.starts_with(env.cwd);
+        // A link in the workspace to `~/.bashrc` is not in the workspace.
+        let real = crate::tools::policy::physical(&p);
+        f.in_workspace = p.starts_with(env.cwd) && real.starts_with(env.cwd);
+        f.path_real = (real != p).then_some(real);
         if f.in_workspace {
             f.rel_path = p
                 .strip_prefix(env.cwd)

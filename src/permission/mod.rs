@@ -5,6 +5,7 @@
 //! The Bash safety policy (`tools::policy`) and the sandbox still apply to every call that
 //! is allowed here: this layer only adds questions and refusals in front of them.
 pub mod gate;
+pub mod hops;
 mod rules;
 
 pub use gate::{AskSlot, Gate};
@@ -53,14 +54,20 @@ pub struct Facts {
     pub workspace_read: bool,
     /// File tools: the target, absolute (lexically normalised).
     pub path: Option<std::path::PathBuf>,
+    /// File tools: the target as the kernel reaches it (every existing symlink followed),
+    /// when that differs from `path`. Deny and ask rules match either; an allow rule must
+    /// match both (docs/sandbox.md, "Rules on URLs and paths").
+    pub path_real: Option<std::path::PathBuf>,
     /// File tools: the target is inside the working directory.
     pub in_workspace: bool,
     /// File tools inside the workspace: the target relative to the working directory.
     pub rel_path: Option<String>,
     /// File tools: the target is this session's plan draft.
     pub plan_draft: bool,
-    /// WebFetch: the URL as given.
+    /// WebFetch: the URL in its canonical spelling (tools::webfetch::urlnorm), else as given.
     pub url: Option<String>,
+    /// WebFetch: the URL fully percent-decoded, `//` collapsed (deny and ask rules only).
+    pub url_loose: Option<String>,
     /// WebFetch: the URL's host (lower case), when the URL parses.
     pub domain: Option<String>,
 }

@@ -49,6 +49,12 @@ impl Rule {
                 "bad permission rule {t:?}: expected Tool or Tool(pattern)"
             ));
         }
+        // A URL rule is kept in the spelling URLs are compared in (docs/sandbox.md, "Rules
+        // on URLs and paths"): `HTTP://0x7f.0.0.1/a/../b` is `http://127.0.0.1/b`.
+        let pattern = match pattern {
+            Some(p) if tool == "WebFetch" => Some(web_pattern(&p)),
+            p => p,
+        };
         Ok(Rule {
             kind,
             text: t.to_string(),
@@ -86,11 +92,21 @@ impl Rule {
             return command.is_some_and(|c| bash_match(p, c));
         }
         if f.tool == "WebFetch" {
-            return web_match(p, f);
+            return web_match(p, f, self.kind != RuleKind::Allow);
         }
-        match &f.path {
-            Some(path) => path_match(p, path, &self.base, home),
-            None => false,
+        let Some(path) = &f.path else {
+            return false;
+        };
+        let lexical = path_match(p, path, &self.base, home);
+        let real = f
+            .path_real
+            .as_ref()
+            .map(|r| path_match(p, r, &self.base, home));
+        // A symlink cannot carry a call past a deny rule, nor into an allow rule's reach.
+        match (self.kind, real) {
+            (_, None) => lexical,
+            (RuleKind::Allow, Some(r)) => lexical && r,
+            (_, Some(r)) => lexical || r,
         }
     }
 }
@@ -105,9 +121,20 @@ fn bash_match(pattern: &str, command: &str) -> bool {
     wildcard(pattern.trim(), c)
 }
 
+/// A WebFetch rule's pattern in canonical form: the host of `domain:` and the URL of a
+/// wildcard pattern as tools::webfetch::urlnorm spells URLs.
+fn web_pattern(p: &str) -> String {
+    use crate::tools::webfetch::urlnorm;
+    match p.strip_prefix("domain:") {
+        Some(d) => format!("domain:{}", urlnorm::normalise_host(d)),
+        None => urlnorm::normalise_pattern(p),
+    }
+}
+
 /// `domain:example.com` matches that host and its subdomains; anything else is a wildcard
-/// pattern on the whole URL.
-fn web_match(pattern: &str, f: &Facts) -> bool {
+/// pattern on the whole (canonical) URL. `loose`: a deny or ask rule, which also matches the
+/// URL's fully decoded form.
+fn web_match(pattern: &str, f: &Facts, loose: bool) -> bool {
     if let Some(d) = pattern.strip_prefix("domain:") {
         let d = d.trim().trim_end_matches('.').to_ascii_lowercase();
         let d = d.strip_prefix("*.").unwrap_or(&d);
@@ -116,9 +143,11 @@ fn web_match(pattern: &str, f: &Facts) -> bool {
             .as_deref()
             .is_some_and(|h| !d.is_empty() && (h == d || h.ends_with(&format!(".{d}"))));
     }
-    f.url
-        .as_deref()
-        .is_some_and(|u| wildcard(pattern.trim(), u.trim()))
+    let hit = |u: &Option<String>| {
+        u.as_deref()
+            .is_some_and(|u| wildcard(pattern.trim(), u.trim()))
+    };
+    hit(&f.url) || (loose && hit(&f.url_loose))
 }
 
 fn wildcard(p: &str, s: &str) -> bool {

@@ -265,3 +265,20 @@ fn webfetch_asks_and_domain_rules_apply() {
     let bad = web("not a url", None);
     assert_eq!(kind(&decide(Default, &allow, &bad, home)), "ask");
 }
+
+/// A symlink's target is a path the rules see too: a deny rule on the target refuses the
+/// link; an allow rule on the link's folder does not reach a target outside it.
+#[test]
+fn path_rules_see_through_symlinks() {
+    let h = Path::new("/h");
+    let mut f = file("Read", "docs/link");
+    f.path_real = Some(PathBuf::from("/w/secret/key"));
+    let deny = rules(&[(RuleKind::Deny, "Read(./secret/**)")]);
+    assert_eq!(kind(&decide(PermMode::Bypass, &deny, &f, h)), "deny");
+    let mut e = file("Edit", "src/link");
+    e.path_real = Some(PathBuf::from("/h/.bashrc"));
+    let allow = rules(&[(RuleKind::Allow, "Edit(src/**)")]);
+    assert_eq!(kind(&decide(PermMode::Default, &allow, &e, h)), "ask");
+    e.path_real = None;
+    assert_eq!(kind(&decide(PermMode::Default, &allow, &e, h)), "allow");
+}

@@ -69,7 +69,9 @@ fn check(key: &str, v: &Value) -> Option<String> {
     let ok = match key {
         "max_context" | "max_tokens" => v.is_u64() || v.is_string(),
         "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => v.is_object(),
-        "tool_env_allow" => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+        "tool_env_allow" | "allowed_imports" => {
+            v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+        }
         "vision" => v.is_boolean() || v.as_str().is_some_and(|s| s == "on" || s == "off"),
         _ => v.is_string(),
     };
@@ -77,7 +79,7 @@ fn check(key: &str, v: &Value) -> Option<String> {
         match key {
             "max_context" | "max_tokens" => "expected a number or a string like \"200k\"",
             "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => "expected an object",
-            "tool_env_allow" => "expected an array of strings",
+            "tool_env_allow" | "allowed_imports" => "expected an array of strings",
             "vision" => "expected true, false, \"on\" or \"off\"",
             _ => "expected a string",
         }

@@ -40,6 +40,8 @@ pub const KEYS: &[&str] = &[
     "hooks",
     "prices",
     "vision",
+    // Read by agent::prompt::imports, from the user's own file only.
+    "allowed_imports",
 ];
 
 /// The settings of one run: the merged entries and the warnings the files gave.

@@ -87,6 +87,11 @@ pub trait ToolHost: Send + Sync {
     /// Output of a running tool as it arrives (Bash streams its child's output here, for the
     /// interactive live view); the result still carries all of it.
     fn tool_output(&self, _chunk: &[u8]) {}
+    /// The permission rules' check of each redirect hop of a WebFetch call that started at
+    /// `start` (docs/sandbox.md, "Rules on URLs and paths"). A host without rules follows.
+    fn web_hop_check(&self, _start: &url::Url) -> webfetch::redirect::HopCheck {
+        webfetch::redirect::follow_all()
+    }
 }
 
 /// A host outside a running agent: the tools run, sub-agents and background tasks are not

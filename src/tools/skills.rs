@@ -41,14 +41,31 @@ pub fn search_dirs(cwd: &Path, home: &Path) -> Vec<PathBuf> {
     .collect()
 }
 
-/// Sub-directory names of `root` holding a SKILL.md, sorted bytewise (glob order).
-fn skill_names(root: &Path) -> Vec<String> {
+/// Whether `<root>/<name>/SKILL.md` may be read: a project's skill (a root under `cwd`) only
+/// when the file, symlinks followed, is inside the working directory and holds no secrets,
+/// so a cloned repository's `skills/x/SKILL.md -> /etc/passwd` never reaches the prompt
+/// (docs/custom-commands.md, "Symlinks"). The user's own skills may link anywhere.
+fn usable(cwd: &Path, root: &Path, file: &Path) -> bool {
+    if !file.is_file() {
+        return false;
+    }
+    if cwd.as_os_str().is_empty() || !root.starts_with(cwd) {
+        return true;
+    }
+    let bound = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    std::fs::canonicalize(file).is_ok_and(|real| {
+        real.starts_with(&bound) && !super::policy::is_sensitive(&real.to_string_lossy())
+    })
+}
+
+/// Sub-directory names of `root` holding a usable SKILL.md, sorted bytewise (glob order).
+fn skill_names(cwd: &Path, root: &Path) -> Vec<String> {
     let mut names: Vec<String> = match std::fs::read_dir(root) {
         Ok(rd) => rd
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|n| !n.starts_with('.'))
-            .filter(|n| root.join(n).join("SKILL.md").is_file())
+            .filter(|n| usable(cwd, root, &root.join(n).join("SKILL.md")))
             .collect(),
         Err(_) => Vec::new(),
     };
@@ -92,7 +109,7 @@ pub fn index(cwd: &Path, home: &Path) -> Vec<SkillEntry> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for root in search_dirs(cwd, home) {
-        for name in skill_names(&root) {
+        for name in skill_names(cwd, &root) {
             if !seen.insert(name.clone()) {
                 continue;
             }
@@ -131,7 +148,7 @@ pub fn load(cwd: &Path, home: &Path, name: &str) -> Option<LoadedSkill> {
     for root in search_dirs(cwd, home) {
         let dir = root.join(name);
         let file = dir.join("SKILL.md");
-        if !file.is_file() {
+        if !usable(cwd, &root, &file) {
             continue;
         }
         let bytes = std::fs::read(&file).ok()?;
@@ -172,6 +189,25 @@ mod tests {
     fn skill(root: &Path, name: &str, body: &str) {
         fs::create_dir_all(root.join(name)).unwrap();
         fs::write(root.join(name).join("SKILL.md"), body).unwrap();
+    }
+
+    #[test]
+    fn project_skills_do_not_link_out() {
+        let d = tempfile::tempdir().unwrap();
+        let cwd = std::fs::canonicalize(d.path()).unwrap().join("proj");
+        let home = std::fs::canonicalize(d.path()).unwrap().join("home");
+        let root = cwd.join("skills");
+        fs::create_dir_all(root.join("pw")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", root.join("pw/SKILL.md")).unwrap();
+        skill(&root, "ok", "description: fine");
+        let h = home.join(".claude/skills");
+        fs::create_dir_all(h.join("mine")).unwrap();
+        fs::write(d.path().join("elsewhere.md"), "description: user's own").unwrap();
+        std::os::unix::fs::symlink(d.path().join("elsewhere.md"), h.join("mine/SKILL.md")).unwrap();
+        let names: Vec<String> = index(&cwd, &home).into_iter().map(|e| e.name).collect();
+        assert_eq!(names, vec!["ok", "mine"]);
+        assert!(load(&cwd, &home, "pw").is_none());
+        assert!(load(&cwd, &home, "mine").is_some());
     }
 
     #[test]

@@ -35,4 +35,6 @@ mod shell_snapshot;
 mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
+mod trust_paths;
+mod trust_urls;
 mod webfetch_e2e;

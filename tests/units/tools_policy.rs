@@ -187,6 +187,40 @@ fn default_mode_decisions() {
     );
 }
 
+/// The permission gate's view (issue 33 item 9): under `/tmp` and in the session store a
+/// write or delete is a workspace write, never a "workspace read" that runs unasked; the
+/// policy's own bits keep `/tmp` free.
+#[test]
+fn the_gate_counts_temp_writes() {
+    let p = places().temp_as_workspace();
+    let read = |c: &str| classify_in(c, &p) & !0o004 == 0;
+    for c in [
+        "rm -rf /tmp/victim-dir",
+        "rm -f /tmp/proj/file",
+        "echo x > /tmp/y",
+        "mv /tmp/a /tmp/b",
+        "rm -rf /home/u/.bash-agent/projects/x",
+        "rm -rf /tmp/../tmp/x",
+    ] {
+        assert!(!read(c), "{c} classed as a read");
+        assert!(read(c) != (classify_in(c, &places()) & !0o004 == 0), "{c}");
+    }
+    for c in ["cat /tmp/x", "ls /tmp", "grep -r x /tmp/d"] {
+        assert!(read(c), "{c} is a read");
+    }
+    // Projects under /tmp: their own files are the workspace either way.
+    let t = Places::new(
+        Path::new("/tmp/proj"),
+        Path::new("/home/u/.bash-agent/projects"),
+        Path::new("/home/u"),
+    );
+    assert_eq!(
+        classify_in("rm -f /tmp/proj/file", &t.clone().temp_as_workspace()),
+        0o0006
+    );
+    assert_eq!(classify_in("rm -f /tmp/proj/file", &t), 0o0004);
+}
+
 #[test]
 fn error_text() {
     assert_eq!(check(0o4000, 0o0467).unwrap_err(),

@@ -55,7 +55,9 @@ fn known_tool(t: &str) -> bool {
 pub fn load(roots: &[Root]) -> Agents {
     let mut out = Agents::default();
     for root in roots {
-        for rel in files::markdown_files(&root.dir, false) {
+        let listing = files::markdown_files(root, false);
+        out.warnings.extend(listing.warnings);
+        for rel in listing.files {
             let path = root.dir.join(&rel);
             match read(&path) {
                 Ok(a) if out.find(&a.name).is_none() => out.agents.push(a),

@@ -57,7 +57,9 @@ pub fn split_list(s: &str) -> Vec<String> {
 pub fn load(roots: &[Root], builtin: &dyn Fn(&str) -> bool) -> Catalog {
     let mut cat = Catalog::default();
     for root in roots {
-        for rel in files::markdown_files(&root.dir, true) {
+        let listing = files::markdown_files(root, true);
+        cat.warnings.extend(listing.warnings);
+        for rel in listing.files {
             let path = root.dir.join(&rel);
             let parts: Vec<String> = rel
                 .with_extension("")

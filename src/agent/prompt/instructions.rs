@@ -2,7 +2,9 @@
 //! root down to the working directory (outermost first), each folder's AGENTS.md (else
 //! AGENT.md), CLAUDE.md (else .claude/CLAUDE.md) and CLAUDE.local.md, all of them. `@path`
 //! imports in the CLAUDE files are resolved relative to the importing file, at most five
-//! deep; an import that would revisit a file on its own chain is refused (skipped).
+//! deep; an import that would revisit a file on its own chain is refused (skipped). A chain
+//! that starts at a project file passes the guard of `imports.rs` at every step.
+use super::imports::{self, Decision, Guard};
 use std::path::{Path, PathBuf};
 
 /// How deep `@path` imports may nest.
@@ -31,56 +33,133 @@ pub fn chain(pwd: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// Every instruction file for this run, global first, then outermost to innermost.
+/// Every instruction file for this run, global first, then outermost to innermost. A
+/// project file's imports pass the run's [`Guard`] (docs/prompt.md, "Instruction
+/// imports"); a skipped one is warned about on stderr once.
 pub fn collect(agent_home: &Path, home: &Path, pwd: &Path) -> Vec<Loaded> {
+    let mut w = Walk {
+        home,
+        places: (pwd, agent_home),
+        guard: std::cell::OnceCell::new(),
+        undecided: None,
+    };
     let mut out = Vec::new();
-    push_dir(&mut out, "global", agent_home, home);
+    w.push_dir(&mut out, "global", agent_home);
     for d in chain(pwd) {
-        push_dir(&mut out, "project", &d, home);
+        w.push_dir(&mut out, "project", &d);
     }
     out
 }
 
-fn push_dir(out: &mut Vec<Loaded>, label: &'static str, dir: &Path, home: &Path) {
-    let first = |names: &[&str]| names.iter().map(|n| dir.join(n)).find(|p| p.is_file());
-    let files = [
-        (first(&["AGENTS.md", "AGENT.md"]), false),
-        (first(&["CLAUDE.md", ".claude/CLAUDE.md"]), true),
-        (first(&["CLAUDE.local.md"]), true),
-    ];
-    for (f, imports) in files {
-        let Some(path) = f else { continue };
-        let text = if imports {
-            with_imports(&path, home, &mut Vec::new(), 0)
-        } else {
-            read_trimmed(&path)
-        };
-        if !text.is_empty() {
-            out.push(Loaded { label, path, text });
-        }
+/// The project's imports from outside the project that nothing decided yet, as
+/// (importing file, imported file): what start-up asks about on a terminal.
+pub fn undecided(agent_home: &Path, home: &Path, pwd: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut w = Walk {
+        home,
+        places: (pwd, agent_home),
+        guard: std::cell::OnceCell::new(),
+        undecided: Some(Vec::new()),
+    };
+    let mut out = Vec::new();
+    for d in chain(pwd) {
+        w.push_dir(&mut out, "project", &d);
     }
+    w.undecided.unwrap_or_default()
 }
 
-/// A file's text followed by the text of each file it imports (`@path`), recursively.
-fn with_imports(path: &Path, home: &Path, stack: &mut Vec<PathBuf>, depth: usize) -> String {
-    let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    if stack.contains(&canon) {
-        return String::new();
-    }
-    stack.push(canon);
-    let mut text = read_trimmed(path);
-    if depth < MAX_IMPORT_DEPTH {
-        let base = path.parent().unwrap_or(Path::new("/"));
-        for target in import_paths(&text, base, home) {
-            let sub = with_imports(&target, home, stack, depth + 1);
-            if !sub.is_empty() {
-                text.push_str("\n\n");
-                text.push_str(&sub);
+/// One walk over the instruction files: the guard of project chains, and either warnings
+/// for what it skips or (start-up) the list of what is still undecided.
+struct Walk<'a> {
+    home: &'a Path,
+    /// The working directory and the agent home the guard is made of.
+    places: (&'a Path, &'a Path),
+    /// Made on the first import of a project file (most runs have none).
+    guard: std::cell::OnceCell<Guard>,
+    undecided: Option<Vec<(PathBuf, PathBuf)>>,
+}
+
+impl Walk<'_> {
+    fn push_dir(&mut self, out: &mut Vec<Loaded>, label: &'static str, dir: &Path) {
+        let first = |names: &[&str]| names.iter().map(|n| dir.join(n)).find(|p| p.is_file());
+        let files = [
+            (first(&["AGENTS.md", "AGENT.md"]), false),
+            (first(&["CLAUDE.md", ".claude/CLAUDE.md"]), true),
+            (first(&["CLAUDE.local.md"]), true),
+        ];
+        for (f, imports) in files {
+            let Some(path) = f else { continue };
+            let text = if imports {
+                self.with_imports(&path, &mut Vec::new(), 0, label == "project")
+            } else {
+                read_trimmed(&path)
+            };
+            if !text.is_empty() {
+                out.push(Loaded { label, path, text });
             }
         }
     }
-    stack.pop();
-    text
+
+    /// A file's text followed by the text of each file it imports (`@path`), recursively.
+    /// `restricted`: the chain started at a project file and has not entered a user file.
+    fn with_imports(
+        &mut self,
+        path: &Path,
+        stack: &mut Vec<PathBuf>,
+        depth: usize,
+        restricted: bool,
+    ) -> String {
+        let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if stack.contains(&canon) {
+            return String::new();
+        }
+        stack.push(canon);
+        let mut text = read_trimmed(path);
+        if depth < MAX_IMPORT_DEPTH {
+            let base = path.parent().unwrap_or(Path::new("/"));
+            for target in import_paths(&text, base, self.home) {
+                let inner = if restricted {
+                    let (pwd, agent_home) = self.places;
+                    let guard = self
+                        .guard
+                        .get_or_init(|| Guard::new(pwd, agent_home, self.home));
+                    match guard.decide(&target) {
+                        Decision::Follow => true,
+                        Decision::FollowAsUser => false,
+                        Decision::Skip(why) => {
+                            if self.undecided.is_none() {
+                                imports::warn(path, &target, &why);
+                            }
+                            continue;
+                        }
+                        Decision::Undecided => {
+                            match &mut self.undecided {
+                                Some(list) => {
+                                    if !list.iter().any(|(_, t)| *t == target) {
+                                        list.push((path.to_path_buf(), target.clone()));
+                                    }
+                                }
+                                None => imports::warn(
+                                    path,
+                                    &target,
+                                    "it is outside the project and the user did not allow it",
+                                ),
+                            }
+                            continue;
+                        }
+                    }
+                } else {
+                    false
+                };
+                let sub = self.with_imports(&target, stack, depth + 1, inner);
+                if !sub.is_empty() {
+                    text.push_str("\n\n");
+                    text.push_str(&sub);
+                }
+            }
+        }
+        stack.pop();
+        text
+    }
 }
 
 /// The existing files named by `@path` tokens outside code (fences and backticks).
@@ -136,6 +215,15 @@ fn read_trimmed(p: &Path) -> String {
 mod tests {
     use super::*;
 
+    fn walk(r: &Path) -> Walk<'_> {
+        Walk {
+            home: r,
+            places: (r, r),
+            guard: std::cell::OnceCell::new(),
+            undecided: None,
+        }
+    }
+
     #[test]
     fn imports_resolve_relative_refuse_cycles_and_skip_code() {
         let d = tempfile::tempdir().unwrap();
@@ -145,7 +233,7 @@ mod tests {
         std::fs::write(r.join("docs/a.md"), "A @b.md\n").unwrap();
         std::fs::write(r.join("docs/b.md"), "B @a.md @../CLAUDE.md\n").unwrap();
         std::fs::write(r.join("docs/code.md"), "CODE\n").unwrap();
-        let t = with_imports(&r.join("CLAUDE.md"), r, &mut Vec::new(), 0);
+        let t = walk(r).with_imports(&r.join("CLAUDE.md"), &mut Vec::new(), 0, false);
         assert_eq!(
             t,
             "top @docs/a.md and `@docs/code.md`\n\nA @b.md\n\nB @a.md @../CLAUDE.md"
@@ -159,7 +247,7 @@ mod tests {
         for i in 0..8 {
             std::fs::write(r.join(format!("f{i}.md")), format!("L{i} @f{}.md\n", i + 1)).unwrap();
         }
-        let t = with_imports(&r.join("f0.md"), r, &mut Vec::new(), 0);
+        let t = walk(r).with_imports(&r.join("f0.md"), &mut Vec::new(), 0, false);
         assert!(t.contains("L5") && !t.contains("L6"), "{t}");
     }
 }

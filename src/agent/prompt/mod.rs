@@ -4,6 +4,7 @@
 //! `<tag name="…">`) and followed by `\n`; empty sections are left out and the final
 //! newline is removed. The fixed prose lives in `prompt_text.rs`; everything here is the
 //! dynamic part. Building is cheap: no subprocess (uname is read once per process).
+pub mod imports;
 pub mod instructions;
 mod text;
 

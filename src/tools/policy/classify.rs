@@ -15,6 +15,19 @@ pub fn classify(command: &str, cwd: &Path, projects_root: &Path) -> u32 {
     classify_in(command, &Places::new(cwd, projects_root, &home))
 }
 
+/// [`classify`] as the permission gate reads it: a path under `/tmp` or the session store
+/// is workspace, so `rm -rf /tmp/x` needs workspace write and is no "workspace read"
+/// (docs/interactive.md, "Permissions"). The policy check itself keeps using [`classify`].
+pub fn classify_for_gate(command: &str, cwd: &Path, projects_root: &Path) -> u32 {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    classify_in(
+        command,
+        &Places::new(cwd, projects_root, &home).temp_as_workspace(),
+    )
+}
+
 /// [`classify`] with explicit places (tests, the file guard).
 pub fn classify_in(command: &str, places: &Places) -> u32 {
     let orig = substitute_assigned(&command.replace("\\\n", " "));

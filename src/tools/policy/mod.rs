@@ -6,7 +6,7 @@ mod classify;
 mod scope;
 mod words;
 
-pub use classify::{classify, classify_in};
+pub use classify::{classify, classify_for_gate, classify_in};
 pub use scope::{is_sensitive, physical, Places};
 use std::path::PathBuf;
 

@@ -12,6 +12,10 @@ pub struct Places {
     home: String,
     pub(super) cwd_path: PathBuf,
     pub(super) home_path: PathBuf,
+    /// `/tmp` and the session store count as workspace instead of needing nothing: the
+    /// permission gate's view, where a delete under `/tmp` is a change, not a read
+    /// ([`Places::temp_as_workspace`]).
+    temp_as_workspace: bool,
 }
 
 impl Places {
@@ -36,7 +40,16 @@ impl Places {
             home: low(home),
             cwd_path: cwd.to_path_buf(),
             home_path: home.to_path_buf(),
+            temp_as_workspace: false,
         }
+    }
+
+    /// The places as the permission gate asks about them: a path under `/tmp` or the
+    /// session store is workspace, so writing or deleting there is not a "workspace read"
+    /// (the policy bits keep `/tmp` free: plan drafts and scratch files need no bit).
+    pub fn temp_as_workspace(mut self) -> Places {
+        self.temp_as_workspace = true;
+        self
     }
 
     /// `dirs` count as workspace as well (the `--add-dir` folders: each as named, made
@@ -78,7 +91,7 @@ impl Places {
             return Some(SYSTEM);
         }
         if under(&norm, "/tmp") || self.roots.iter().any(|r| under(&norm, r)) {
-            return None;
+            return self.temp_as_workspace.then_some(WORKSPACE);
         }
         if self.cwd != "/" && under(&norm, &self.cwd) {
             return Some(WORKSPACE);

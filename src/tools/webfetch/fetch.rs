@@ -5,6 +5,7 @@
 //! No header but `User-Agent` and `Accept` is ever sent: no cookies, no credentials (a URL
 //! with `user:pass@` is refused, since ureq would turn it into a Basic auth header), no
 //! proxy from the environment.
+use super::redirect::{self, Hop, HopCheck};
 use std::io::Read;
 use std::time::{Duration, Instant};
 use url::Url;
@@ -43,9 +44,17 @@ pub enum Fetched {
         to: String,
         status: u16,
     },
+    /// A same-host redirect the permission rules would ask about (super::redirect).
+    HandedBack {
+        from: String,
+        to: String,
+        status: u16,
+        why: String,
+    },
 }
 
-/// Parse and check a model-given URL: http or https, a host, no credentials.
+/// Parse and check a model-given URL: http or https, a host, no credentials. The URL comes
+/// back in its one canonical spelling (super::urlnorm): what the rules see is what is fetched.
 pub fn parse_url(raw: &str) -> Result<Url, String> {
     let raw = raw.trim();
     if raw.is_empty() {
@@ -64,7 +73,7 @@ pub fn parse_url(raw: &str) -> Result<Url, String> {
     if !u.username().is_empty() || u.password().is_some() {
         return Err("urls with credentials (user:password@) are refused".into());
     }
-    Ok(u)
+    Ok(super::urlnorm::normalise(&u))
 }
 
 /// The host of a URL as permission rules see it: lower case, without a trailing dot.
@@ -94,9 +103,10 @@ fn agent(left: Duration) -> ureq::Agent {
         .build()
 }
 
-/// GET `start`, following same-host redirects. Blocking: the caller runs it on a thread
-/// and stops waiting at the time limit or on Ctrl+C.
-pub fn fetch(start: &Url, lim: FetchLimits) -> Result<Fetched, String> {
+/// GET `start`, following same-host redirects that `check` lets through (every hop is
+/// checked against the permission rules). Blocking: the caller runs it on a thread and
+/// stops waiting at the time limit or on Ctrl+C.
+pub fn fetch(start: &Url, lim: FetchLimits, check: &HopCheck) -> Result<Fetched, String> {
     let t0 = Instant::now();
     let mut url = start.clone();
     let mut seen: Vec<String> = vec![url.to_string()];
@@ -138,6 +148,18 @@ pub fn fetch(start: &Url, lim: FetchLimits) -> Result<Fetched, String> {
                     to: next.to_string(),
                     status,
                 });
+            }
+            match check(&next) {
+                Hop::Follow => {}
+                Hop::Refuse(why) => return Err(redirect::refused(&url, &next, &why)),
+                Hop::HandBack(why) => {
+                    return Ok(Fetched::HandedBack {
+                        from: url.to_string(),
+                        to: next.to_string(),
+                        status,
+                        why,
+                    })
+                }
             }
             if seen.iter().any(|s| s == next.as_str()) {
                 seen.push(next.to_string());

@@ -2,14 +2,18 @@
 //! as markdown. The fetch runs inside the agent, not in a sandboxed child, so the tool keeps
 //! the sandbox's network promise itself: `--no-network` and a policy mode without the
 //! network read bit refuse it before any connection. Permission rules
-//! (`WebFetch(domain:host)`) are applied by the gate before the call; a redirect to another
-//! host is handed back to the model instead of followed, so its next call meets the gate.
+//! (`WebFetch(domain:host)`) are applied by the gate before the call, on the URL's canonical
+//! spelling (urlnorm.rs); a redirect to another host is handed back to the model instead of
+//! followed, so its next call meets the gate, and a same-host hop is checked against the
+//! same rules (redirect.rs).
 //!
 //! There is no secondary model to answer `prompt` with: the markdown is returned whole (up
 //! to the result cap) with the prompt repeated above it, for the model to answer itself.
 mod convert;
 pub mod fetch;
 mod html;
+pub mod redirect;
+pub mod urlnorm;
 
 use super::common::arg;
 use super::{ToolHost, ToolOutput};
@@ -71,7 +75,8 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     };
     let prompt = arg(input, "prompt");
     let lim = limits_from_env();
-    match fetch_waiting(ctx, &url, lim) {
+    let check = ctx.web_hop_check(&url);
+    match fetch_waiting(ctx, &url, lim, check) {
         Ok(Fetched::Page(p)) => page_output(&p, &prompt, max),
         Ok(Fetched::OtherHost { from, to, status }) => ToolOutput::text(
             true,
@@ -80,19 +85,30 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
             ),
             max,
         ),
+        Ok(Fetched::HandedBack {
+            from,
+            to,
+            status,
+            why,
+        }) => ToolOutput::text(true, &redirect::handed_back(&from, &to, status, &why), max),
         Err(e) => ToolOutput::error(&e, max),
     }
 }
 
 /// Run the fetch on a thread and wait for it, giving up at the time limit or on Ctrl+C (the
 /// thread ends on its own socket timeouts; its result is dropped).
-fn fetch_waiting(ctx: &dyn ToolHost, url: &url::Url, lim: FetchLimits) -> Result<Fetched, String> {
+fn fetch_waiting(
+    ctx: &dyn ToolHost,
+    url: &url::Url,
+    lim: FetchLimits,
+    check: redirect::HopCheck,
+) -> Result<Fetched, String> {
     let (tx, rx) = mpsc::channel();
     let u = url.clone();
     let spawned = std::thread::Builder::new()
         .name("webfetch".into())
         .spawn(move || {
-            let _ = tx.send(fetch::fetch(&u, lim));
+            let _ = tx.send(fetch::fetch(&u, lim, &check));
         });
     if let Err(e) = spawned {
         return Err(format!("cannot start the fetch: {e}"));
