@@ -40,11 +40,12 @@ impl ProviderKind {
     pub fn default_model(&self) -> &'static str {
         models::default_model(self.name())
     }
+    /// The host a provider's own key goes to (OPENAI_API_KEY for both OpenAI APIs);
+    /// DeepSeek is chosen by its key or model in `config.rs`, never as a default.
     pub fn default_base_url(&self) -> &'static str {
         match self {
-            ProviderKind::Claude => "https://api.anthropic.com/v1",
-            ProviderKind::OpenAi => "https://api.openai.com/v1",
-            ProviderKind::Responses => "https://api.deepseek.com",
+            ProviderKind::Claude => hosts::ANTHROPIC_BASE,
+            ProviderKind::OpenAi | ProviderKind::Responses => hosts::OPENAI_BASE,
         }
     }
 }
@@ -119,6 +120,7 @@ mod attempt;
 mod blocks;
 pub mod body;
 mod diag;
+pub mod hosts;
 pub mod http;
 pub mod image;
 pub mod models;

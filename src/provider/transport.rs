@@ -62,7 +62,9 @@ impl HttpOptions {
     }
 }
 
-/// The endpoint URL for a provider.
+/// The endpoint URL for a provider. A Claude base is the `…/v1` folder as the shell
+/// version takes it, except a base without a path or ending in `/anthropic` (the form
+/// DeepSeek documents for the Anthropic SDKs, which append `/v1/messages`).
 pub fn endpoint(cfg: &ProviderConfig) -> String {
     let base = if cfg.base_url.is_empty() {
         cfg.kind.default_base_url()
@@ -70,11 +72,23 @@ pub fn endpoint(cfg: &ProviderConfig) -> String {
         cfg.base_url.trim_end_matches('/')
     };
     let suffix = match cfg.kind {
+        ProviderKind::Claude if sdk_style_base(base) => "/v1/messages",
         ProviderKind::Claude => "/messages",
         ProviderKind::OpenAi => "/chat/completions",
         ProviderKind::Responses => "/responses",
     };
     format!("{base}{suffix}")
+}
+
+/// `https://host` or `https://host/…/anthropic`: a base the Anthropic SDKs extend by `/v1`.
+fn sdk_style_base(base: &str) -> bool {
+    match url::Url::parse(base) {
+        Ok(u) => {
+            let p = u.path().trim_end_matches('/');
+            p.is_empty() || p.ends_with("/anthropic")
+        }
+        Err(_) => false,
+    }
 }
 
 /// Request headers in the reference order (docs/providers.md); no auth header without a key.
@@ -284,6 +298,17 @@ mod tests {
         c.kind = ProviderKind::OpenAi;
         c.api_key.clear();
         assert_eq!(endpoint(&c), "http://h/v1/chat/completions");
+        c.kind = ProviderKind::Claude;
+        c.base_url = "https://api.deepseek.com/anthropic".into();
+        assert_eq!(
+            endpoint(&c),
+            "https://api.deepseek.com/anthropic/v1/messages"
+        );
+        c.base_url = "http://127.0.0.1:9".into();
+        assert_eq!(endpoint(&c), "http://127.0.0.1:9/v1/messages");
+        c.kind = ProviderKind::Responses;
+        c.base_url.clear();
+        assert_eq!(endpoint(&c), "https://api.openai.com/v1/responses");
         assert!(headers(&c).iter().all(|(k, _)| *k != "Authorization"));
     }
 }
