@@ -325,7 +325,7 @@ mod reasoning_tests {
         for (kind, official) in [
             (ProviderKind::Claude, "https://api.anthropic.com/v1"),
             (ProviderKind::OpenAi, "https://api.openai.com/v1"),
-            (ProviderKind::Responses, "https://api.deepseek.com"),
+            (ProviderKind::Responses, "https://api.openai.com/v1"),
         ] {
             assert!(is_official(kind, official));
             assert!(has_reasoning(&body(kind, official, None, None)), "{kind:?}");

@@ -85,6 +85,10 @@ pub struct Request<'a> {
 pub enum StreamEvent {
     Text(String),
     Thinking(String),
+    /// An opaque reasoning item to replay with the next requests (a Responses `reasoning`
+    /// output item, encrypted content included), as JSON text. Stored on the thinking
+    /// block by [`reasoning_extra`].
+    Reasoning(String),
     /// `input_raw` is the accumulated tool-input JSON text as the model sent it
     /// (may be empty or invalid; the caller validates).
     ToolCall {
@@ -127,6 +131,7 @@ pub mod models;
 pub mod norm;
 pub mod openai;
 pub mod outgoing;
+pub mod reasoning_items;
 pub mod responses;
 pub mod retry;
 pub mod sse;
@@ -160,6 +165,7 @@ pub fn stream(
 
 pub use body::build_body;
 pub use http::HttpOptions;
+pub use reasoning_items::reasoning_extra;
 
 /// [`stream`] with explicit transport settings (retry base, stall timeout; for tests).
 pub fn stream_with(

@@ -1,17 +1,18 @@
 //! OpenAI Responses (DeepSeek-compatible subset): body conversion (docs/providers.md)
 //! and stream normaliser (Responses SSE to `StreamEvent`s, see `norm`).
 use super::body::{
-    effort, image_data_url, input_as_arguments, parsed_messages, thinking_on, tool_parameters,
-    tool_result_images, tool_result_text, tools_list,
+    image_data_url, input_as_arguments, parsed_messages, tool_parameters, tool_result_images,
+    tool_result_text, tools_list,
 };
 use super::norm::{num, text, Flow, LeadingNewlines};
 use super::outgoing::Body;
+use super::reasoning_items;
 use super::{ProviderConfig, Request, StreamEvent};
 use crate::session::stats::Usage;
 use crate::util::jsonl::{push_str, Obj};
 use serde_json::{json, Map, Value};
 
-/// `{"model":"M","input":[…][,"max_output_tokens":N],"stream":true[,"instructions":"…"][,"reasoning":{"effort":"E"}][,"tools":[…]]}`
+/// `{"model":"M","input":[…][,"max_output_tokens":N],"stream":true[,"store":false][,"instructions":"…"][,"reasoning":{"effort":"E"}][,"include":["reasoning.encrypted_content"]][,"tools":[…]]}`
 pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
     build_parts(cfg, req).to_text()
 }
@@ -25,9 +26,11 @@ pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
     h.push_str(",\"input\":[");
     body.push(h);
     let mut items: Vec<String> = Vec::new();
+    let host = reasoning_items::host_of(cfg);
     for m in parsed_messages(req) {
-        convert_message(m, &mut items);
+        convert_message(m, &host, &mut items);
     }
+    let f = reasoning_items::fields(cfg, req);
     body.push_joined(items);
     let mut b = String::from("]");
     if cfg.max_tokens > 0 {
@@ -35,14 +38,20 @@ pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
         b.push_str(&cfg.max_tokens.to_string());
     }
     b.push_str(",\"stream\":true");
+    if f.store_false {
+        b.push_str(",\"store\":false");
+    }
     if !req.system.is_empty() {
         b.push_str(",\"instructions\":");
         push_str(&mut b, req.system);
     }
-    if thinking_on(cfg, req) {
+    if let Some(e) = f.effort {
         b.push_str(",\"reasoning\":{\"effort\":");
-        push_str(&mut b, effort(cfg));
+        push_str(&mut b, e);
         b.push('}');
+    }
+    if f.include_encrypted {
+        b.push_str(",\"include\":[\"reasoning.encrypted_content\"]");
     }
     let tools: Vec<Value> = tools_list(req.tools_json)
         .into_iter()
@@ -74,7 +83,7 @@ fn convert_tool(t: Map<String, Value>) -> Value {
     Value::Object(o)
 }
 
-fn convert_message(m: Map<String, Value>, out: &mut Vec<String>) {
+fn convert_message(m: Map<String, Value>, host: &str, out: &mut Vec<String>) {
     let role = m
         .get("role")
         .and_then(Value::as_str)
@@ -123,6 +132,10 @@ fn convert_message(m: Map<String, Value>, out: &mut Vec<String>) {
             }
         }
         "assistant" => {
+            // The call's reasoning items first: they came before its text and calls.
+            for item in reasoning_items::replay_items(blocks, host) {
+                out.push(item.to_string());
+            }
             let text: String = blocks
                 .iter()
                 .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
@@ -265,6 +278,11 @@ impl super::norm::Normaliser for Normaliser {
             }
             "response.output_item.added" | "response.output_item.done" => {
                 let item = &v["item"];
+                if name == "response.output_item.done" {
+                    if let Some(r) = reasoning_items::clean_item(item) {
+                        out(StreamEvent::Reasoning(r));
+                    }
+                }
                 if text(item, &["type"]) == Some("function_call") {
                     let key = match v.get("output_index").and_then(Value::as_u64) {
                         Some(i) => i.to_string(),
@@ -383,6 +401,47 @@ mod tests {
             r#""tools":[{"type":"function","name":"Read","description":"Read a file","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}]}"#
         );
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn official_responses_is_stateless_and_replays_reasoning() {
+        let msgs = vec![
+            r#"{"role":"user","content":"hi"}"#.to_string(),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"","responses_reasoning":{"host":"api.openai.com","items":[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA"}]}},{"type":"text","text":""},{"type":"tool_use","id":"c1","name":"Read","input":{}}]}"#.to_string(),
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"}]}"#.to_string(),
+        ];
+        let req = Request {
+            system: "",
+            messages: &msgs,
+            tools_json: "",
+            disable_thinking: false,
+        };
+        let mut c = cfg(ProviderKind::Responses, "");
+        c.model = "gpt-5.5".into();
+        c.base_url = "https://api.openai.com/v1".into();
+        c.effort = None;
+        let b = super::build_body(&c, &req);
+        assert!(b.contains(r#""store":false"#), "{b}");
+        assert!(b.contains(
+            r#""reasoning":{"effort":"high"},"include":["reasoning.encrypted_content"]"#
+        ));
+        let rs = b.find(r#""type":"reasoning""#).unwrap();
+        let fc = b.find(r#""type":"function_call""#).unwrap();
+        assert!(rs < fc, "reasoning item before its function call: {b}");
+        // Another host cannot read the items: not sent.
+        c.base_url = "https://api.deepseek.com".into();
+        c.model = "deepseek-v4-flash".into();
+        let b = super::build_body(&c, &req);
+        assert!(!b.contains("rs_1") && !b.contains("store") && !b.contains("include"));
+        // gpt-4o takes no reasoning field.
+        c.base_url = "https://api.openai.com/v1".into();
+        c.model = "gpt-4o".into();
+        let b = super::build_body(&c, &req);
+        assert!(
+            !b.contains("\"reasoning\":{")
+                && !b.contains("include")
+                && b.contains("\"store\":false")
+        );
     }
 
     #[test]
