@@ -90,7 +90,7 @@ pub fn run_with(
     loop {
         let mut first_token = None;
         let mut acc = Accounting::default();
-        let client = agent(opts);
+        let client = agent(opts, &url);
         let to = Endpoint {
             kind: cfg.kind,
             agent: &client,

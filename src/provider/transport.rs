@@ -117,26 +117,32 @@ pub fn user_agent() -> String {
     format!("bash-agent/{}", env!("CARGO_PKG_VERSION"))
 }
 
-/// One agent per (read, connect) timeout, shared so connections are reused. The socket
-/// read timeout is only a backstop behind the first-byte and stall limits, which the
-/// caller enforces itself (a socket timeout would be reset by every keep-alive byte).
-pub(crate) fn agent(opts: &HttpOptions) -> ureq::Agent {
-    static AGENTS: Mutex<Vec<(Duration, Duration, ureq::Agent)>> = Mutex::new(Vec::new());
+/// One agent per (read, connect) timeout and network route (proxy or direct, TLS or not),
+/// shared so connections are reused. The socket read timeout is only a backstop behind
+/// the first-byte and stall limits, which the caller enforces itself (a socket timeout
+/// would be reset by every keep-alive byte). The TLS roots and the proxy come from
+/// `util/net.rs`; the roots are loaded on the first https request only.
+pub(crate) fn agent(opts: &HttpOptions, url: &str) -> ureq::Agent {
+    type Key = (Duration, Duration, Option<String>, bool);
+    static AGENTS: Mutex<Vec<(Key, ureq::Agent)>> = Mutex::new(Vec::new());
     let read = opts.stall.max(opts.first_byte) + Duration::from_secs(5);
+    let key: Key = (
+        read,
+        opts.connect_timeout,
+        crate::util::net::proxy_for(url),
+        url.starts_with("https://"),
+    );
     let mut list = AGENTS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, _, a)) = list
-        .iter()
-        .find(|(s, c, _)| *s == read && *c == opts.connect_timeout)
-    {
+    if let Some((_, a)) = list.iter().find(|(k, _)| *k == key) {
         return a.clone();
     }
-    let a = ureq::AgentBuilder::new()
+    let b = ureq::AgentBuilder::new()
         .timeout_connect(opts.connect_timeout)
         .timeout_read(read)
         .timeout_write(Duration::from_secs(60))
-        .user_agent(&user_agent())
-        .build();
-    list.push((read, opts.connect_timeout, a.clone()));
+        .user_agent(&user_agent());
+    let a = crate::util::net::configure(b, url).build();
+    list.push((key, a.clone()));
     a
 }
 
@@ -209,6 +215,15 @@ pub(crate) fn spawn_worker(
                     return;
                 }
                 Err(ureq::Error::Transport(t)) => {
+                    if crate::util::net::is_certificate_error(&t) {
+                        // Retrying cannot make a certificate trusted: say what to set.
+                        let _ = tx.send(Msg::Transport {
+                            msg: crate::util::net::certificate_hint(&t.to_string()),
+                            retryable: false,
+                            refused: false,
+                        });
+                        return;
+                    }
                     let refused = is_refused(&t);
                     let retryable = !refused
                         && matches!(

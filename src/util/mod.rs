@@ -3,6 +3,7 @@ pub mod cancel;
 pub mod fsx;
 pub mod hash;
 pub mod jsonl;
+pub mod net;
 pub mod say;
 pub mod time;
 
