@@ -436,18 +436,5 @@ fn deepseek_responses(o: &Map<String, Value>) -> Option<Refusal> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn refused(wire: Wire, host: &str, path: &str, body: Value) -> Option<String> {
-        check(wire, host, path, &body.to_string()).map(|(_, m)| m)
-    }
-
-    #[test]
-    fn structural_rules_hold_everywhere() {
-        let b = serde_json::json!({"model":"x","input":[{"type":"function_call_output","call_id":"c1","output":"x"}]});
-        assert!(refused(Wire::Responses, "127.0.0.1:9", "/v1/responses", b)
-            .unwrap()
-            .contains("No tool call found"));
-    }
-}
+#[path = "strict_openai_tests.rs"]
+mod tests;
