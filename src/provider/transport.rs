@@ -63,8 +63,8 @@ impl HttpOptions {
 }
 
 /// The endpoint URL for a provider. A Claude base is the `…/v1` folder as the shell
-/// version takes it, except a base without a path or ending in `/anthropic` (the form
-/// DeepSeek documents for the Anthropic SDKs, which append `/v1/messages`).
+/// version takes it, except a base ending in `/anthropic` (the form DeepSeek documents for
+/// the Anthropic SDKs, which append `/v1/messages`).
 pub fn endpoint(cfg: &ProviderConfig) -> String {
     let base = if cfg.base_url.is_empty() {
         cfg.kind.default_base_url()
@@ -80,15 +80,9 @@ pub fn endpoint(cfg: &ProviderConfig) -> String {
     format!("{base}{suffix}")
 }
 
-/// `https://host` or `https://host/…/anthropic`: a base the Anthropic SDKs extend by `/v1`.
+/// `https://host/…/anthropic`: a base the Anthropic SDKs extend by `/v1`.
 fn sdk_style_base(base: &str) -> bool {
-    match url::Url::parse(base) {
-        Ok(u) => {
-            let p = u.path().trim_end_matches('/');
-            p.is_empty() || p.ends_with("/anthropic")
-        }
-        Err(_) => false,
-    }
+    url::Url::parse(base).is_ok_and(|u| u.path().trim_end_matches('/').ends_with("/anthropic"))
 }
 
 /// Request headers in the reference order (docs/providers.md); no auth header without a key.
@@ -320,7 +314,7 @@ mod tests {
             "https://api.deepseek.com/anthropic/v1/messages"
         );
         c.base_url = "http://127.0.0.1:9".into();
-        assert_eq!(endpoint(&c), "http://127.0.0.1:9/v1/messages");
+        assert_eq!(endpoint(&c), "http://127.0.0.1:9/messages");
         c.kind = ProviderKind::Responses;
         c.base_url.clear();
         assert_eq!(endpoint(&c), "https://api.openai.com/v1/responses");
