@@ -270,11 +270,16 @@ fn an_untrusted_certificate_fails_at_once_naming_ssl_cert_file() {
     assert_eq!(off.mock.requests().len(), 0);
 }
 
-/// Ten turns in one session, each a new process continuing it, at a custom base URL
-/// (strict mode's structural rules still apply), then resumed at the official host.
+/// Ten turns in one session, each a new process continuing it (a resume every time), at a
+/// custom base URL (strict mode's structural rules still apply) and at the official host.
 #[test]
 fn ten_turn_sessions_for_chat_and_responses() {
-    for p in ["openai", "responses"] {
+    for (p, official) in [
+        ("openai", false),
+        ("responses", false),
+        ("openai", true),
+        ("responses", true),
+    ] {
         let env = Env::new();
         std::fs::write(env.cwd.join("notes.txt"), "hello\n").unwrap();
         let mut steps = Vec::new();
@@ -283,20 +288,38 @@ fn ten_turn_sessions_for_chat_and_responses() {
                 r#"{{"when":"turn {i} ","thinking":"t{i}","tool_calls":[{{"name":"Read","id":"c{i}","input":{{"path":"notes.txt"}}}}]}},{{"when":"turn {i} ","thinking":"u{i}","text":"answer {i}"}}"#
             ));
         }
-        let mock = Mock::start_env(
-            &format!("[{}]", steps.join(",")),
-            &[("BASH_AGENT_MOCK_STRICT", "1")],
-        );
+        let script = format!("[{}]", steps.join(","));
+        let off = official.then(|| Official::start(&script));
+        let local =
+            (!official).then(|| Mock::start_env(&script, &[("BASH_AGENT_MOCK_STRICT", "1")]));
         for i in 0..10 {
             let mut c = env.cmd();
-            c.args(["-p", p, "--base-url", &format!("{}/v1", mock.url)])
-                .args(["-m", "gpt-5.5", "--api-key", OPENAI_KEY, "--session", "ten"])
-                .arg(format!("turn {i} please"));
+            c.args(["-p", p, "-m", "gpt-5.5", "--session", "ten"]);
+            match (&off, &local) {
+                (Some(off), _) => {
+                    off.apply(&mut c);
+                    c.env("OPENAI_API_KEY", OPENAI_KEY);
+                }
+                (_, Some(m)) => {
+                    c.args([
+                        "--base-url",
+                        &format!("{}/v1", m.url),
+                        "--api-key",
+                        OPENAI_KEY,
+                    ]);
+                }
+                _ => unreachable!(),
+            }
+            c.arg(format!("turn {i} please"));
             let o = c.output().unwrap();
-            ok(&o, &format!("{p} turn {i}"));
+            ok(&o, &format!("{p} official={official} turn {i}"));
             assert!(stdout(&o).contains(&format!("answer {i}")), "{p} {i}");
         }
-        let reqs = mock.requests();
+        let reqs = match (&off, &local) {
+            (Some(off), _) => off.mock.requests(),
+            (_, Some(m)) => m.requests(),
+            _ => unreachable!(),
+        };
         assert_eq!(reqs.len(), 20, "{p}");
         let conv = env.read("ten", "conversation.jsonl");
         assert_eq!(conv.lines().count(), 40, "{p}");
@@ -304,7 +327,57 @@ fn ten_turn_sessions_for_chat_and_responses() {
             // Every tool call of every turn was sent back with its reasoning item.
             let input = reqs[19]["body"]["input"].as_array().unwrap();
             let n = input.iter().filter(|i| i["type"] == "reasoning").count();
-            assert_eq!(n, 19, "{p}");
+            assert_eq!(n, 19, "{p} official={official}");
+        }
+    }
+}
+
+/// A text turn, then a tool loop with reasoning in the same session (resumed), for each
+/// model of the matrix at a custom base URL (the strict server's structural rules).
+#[test]
+fn text_turn_then_resumed_tool_loop_for_each_model_at_a_custom_base() {
+    let matrix = [
+        ("openai", "gpt-5.5"),
+        ("openai", "gpt-5"),
+        ("openai", "o3"),
+        ("openai", "gpt-4o"),
+        ("openai", "gpt-4.1"),
+        ("responses", "gpt-5.5"),
+        ("responses", "deepseek-v4-flash"),
+    ];
+    for (p, m) in matrix {
+        let env = Env::new();
+        std::fs::write(env.cwd.join("notes.txt"), "hello\n").unwrap();
+        let mock = Mock::start_env(
+            r#"[
+              {"when":"say hi","text":"Hi there."},
+              {"when":"now read","thinking":"Read it.","tool_calls":[{"name":"Read","id":"call_m1","input":{"path":"notes.txt"}}]},
+              {"when":"now read","thinking":"Done.","text":"It says hello."}
+            ]"#,
+            &[("BASH_AGENT_MOCK_STRICT", "1")],
+        );
+        for (prompt, want) in [("say hi", "Hi there."), ("now read", "It says hello.")] {
+            let o = env
+                .cmd()
+                .args(["-p", p, "-m", m, "--base-url", &format!("{}/v1", mock.url)])
+                .args(["--api-key", OPENAI_KEY, "--session", "mx", prompt])
+                .output()
+                .unwrap();
+            ok(&o, &format!("{p} {m} {prompt}"));
+            assert!(stdout(&o).contains(want), "{p} {m}");
+        }
+        let reqs = mock.requests();
+        assert_eq!(reqs.len(), 3, "{p} {m}");
+        for r in &reqs {
+            assert_eq!(r["body"]["model"], m);
+            assert_eq!(
+                r["path"],
+                if p == "openai" {
+                    "/v1/chat/completions"
+                } else {
+                    "/v1/responses"
+                }
+            );
         }
     }
 }
