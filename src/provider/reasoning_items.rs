@@ -62,6 +62,32 @@ pub fn replay_items<'m>(blocks: &'m [Value], host: &str) -> Vec<&'m Value> {
     out
 }
 
+/// For DeepSeek, whose thinking must come back in a tool loop: an assistant message that
+/// called tools but has no stored item (recorded before items were kept, or by another
+/// provider) sends its thinking text as a reasoning item, so such a session is not stuck
+/// on DeepSeek's 400. OpenAI's items are opaque and cannot be made up: none there.
+pub fn from_thinking_text(blocks: &[Value], host: &str) -> Option<String> {
+    if host != "api.deepseek.com" {
+        return None;
+    }
+    let kind = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_string);
+    if !blocks
+        .iter()
+        .any(|b| kind(b).as_deref() == Some("tool_use"))
+    {
+        return None;
+    }
+    let text: String = blocks
+        .iter()
+        .filter(|b| kind(b).as_deref() == Some("thinking"))
+        .filter_map(|b| b.get("thinking").and_then(Value::as_str))
+        .collect();
+    Some(
+        json!({"type": "reasoning", "summary": [], "content": [{"type": "reasoning_text", "text": text}]})
+            .to_string(),
+    )
+}
+
 /// The reasoning fields of a Responses request (docs/providers.md, "Responses"):
 /// - api.openai.com (or a model the table knows as OpenAI's): `store:false` always at the
 ///   official host; `reasoning.effort` only for models that take it, with a value they
@@ -140,5 +166,17 @@ mod tests {
         assert_eq!(got[0]["encrypted_content"], "gAAA");
         assert!(replay_items(&blocks, "api.deepseek.com").is_empty());
         assert_eq!(reasoning_extra(&[], "https://api.openai.com/v1"), "");
+    }
+
+    #[test]
+    fn deepseek_gets_the_thinking_text_when_no_item_was_stored() {
+        let blocks = vec![
+            json!({"type":"thinking","thinking":"plan"}),
+            json!({"type":"tool_use","id":"c1","name":"Read","input":{}}),
+        ];
+        let item = from_thinking_text(&blocks, "api.deepseek.com").unwrap();
+        assert!(item.contains(r#""text":"plan""#), "{item}");
+        assert!(from_thinking_text(&blocks, "api.openai.com").is_none());
+        assert!(from_thinking_text(&blocks[..1], "api.deepseek.com").is_none());
     }
 }

@@ -133,8 +133,14 @@ fn convert_message(m: Map<String, Value>, host: &str, out: &mut Vec<String>) {
         }
         "assistant" => {
             // The call's reasoning items first: they came before its text and calls.
-            for item in reasoning_items::replay_items(blocks, host) {
+            let items = reasoning_items::replay_items(blocks, host);
+            for item in &items {
                 out.push(item.to_string());
+            }
+            if items.is_empty() {
+                if let Some(item) = reasoning_items::from_thinking_text(blocks, host) {
+                    out.push(item);
+                }
             }
             let text: String = blocks
                 .iter()

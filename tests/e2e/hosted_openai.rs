@@ -381,3 +381,32 @@ fn text_turn_then_resumed_tool_loop_for_each_model_at_a_custom_base() {
         }
     }
 }
+
+/// A session whose tool call has no stored reasoning item (written before items were kept)
+/// is not stuck at DeepSeek's Responses API: its thinking text goes back as the item.
+#[test]
+fn an_old_deepseek_session_without_items_is_not_stuck() {
+    let env = Env::new();
+    let s = env.session("old");
+    std::fs::write(
+        s.conversation(),
+        concat!(
+            r#"{"role":"user","content":"read it"}"#, "\n",
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"I will read."},{"type":"text","text":""},{"type":"tool_use","id":"call_o1","name":"Read","input":{"path":"notes.txt"}}]}"#, "\n",
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_o1","content":"hello"}]}"#, "\n",
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":"It says hello."}]}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let off = Official::start(r#"[{"text":"Still here."}]"#);
+    let o = run_official(
+        &env,
+        &off,
+        &[("DEEPSEEK_API_KEY", DEEPSEEK_KEY)],
+        &["-p", "responses", "--session", "old", "go on"],
+    );
+    ok(&o, "old session");
+    assert!(stdout(&o).contains("Still here."));
+    let input = off.mock.requests()[0]["body"]["input"].clone();
+    assert!(input.to_string().contains("I will read."), "{input}");
+}
