@@ -220,15 +220,12 @@ fn record(st: &State, req: &HttpRequest) {
             .map(|v| v.trim_start_matches("Bearer ").to_string())
             .or_else(|| req.header("x-api-key").map(str::to_string))
             .unwrap_or_default();
-        let tail: String = cred
-            .chars()
+        let tail = cred
+            .char_indices()
             .rev()
-            .take(4)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        o.insert("auth_tail".into(), Value::String(tail));
+            .nth(3)
+            .map_or(cred.as_str(), |(i, _)| &cred[i..]);
+        o.insert("auth_tail".into(), Value::String(tail.to_string()));
     }
     o.insert("path".into(), Value::String(req.path.clone()));
     o.insert("headers".into(), Value::Object(headers));
