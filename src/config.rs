@@ -103,49 +103,28 @@ pub fn resolve_with(
         }
     }
     let o = &crate::settings::overlay(o, settings);
+    let explicit_provider = o.provider.is_some();
     let pname = o.provider.clone().unwrap_or_else(|| "claude".into());
     let mut kind = ProviderKind::parse(&pname).ok_or_else(|| {
         Error::Usage(format!(
             "Unknown provider: {pname} (use claude|openai|responses)"
         ))
     })?;
-    let prefix = match kind {
-        ProviderKind::Claude => "ANTHROPIC",
-        _ => "OPENAI",
-    };
-    let mut api_key = o
-        .api_key
-        .clone()
-        .or_else(|| env(&format!("{prefix}_API_KEY")))
-        .unwrap_or_default();
-    let mut base_url = o
-        .base_url
-        .clone()
-        .or_else(|| env(&format!("{prefix}_BASE_URL")))
-        .unwrap_or_default();
     // `sonnet`, `opus`, `haiku`, … resolve through the model table.
     let mut model = o
         .model
         .clone()
         .filter(|m| !m.is_empty())
         .map(|m| crate::provider::models::resolve_alias(&m));
-    if api_key.is_empty() && base_url.is_empty() {
-        if let Some(k) = env("DEEPSEEK_API_KEY") {
-            kind = ProviderKind::Claude;
-            api_key = k;
-            base_url = "https://api.deepseek.com/anthropic".into();
-            if model.is_none() {
-                model = Some("deepseek-v4-flash".into());
-            }
-        }
+    let place = place_key(o, explicit_provider, &mut kind, &model);
+    if place.deepseek_default && model.is_none() {
+        model = Some(crate::provider::models::default_model("deepseek").into());
     }
+    let (api_key, mut base_url) = (place.key, place.base);
     if need_key && api_key.is_empty() && base_url.is_empty() {
-        let var = match kind {
-            ProviderKind::Claude => "ANTHROPIC_API_KEY",
-            _ => "OPENAI_API_KEY",
-        };
         return Err(Error::Runtime(format!(
-            "No API key. Set {var} or use --api-key\n{}",
+            "No API key. Set {} or use --api-key\n{}",
+            place.missing_var,
             crate::settings::NO_KEY_HELP
         )));
     }
@@ -196,6 +175,96 @@ pub fn resolve_with(
         vision,
         sandbox: sandbox_settings(o)?,
     })
+}
+
+/// Where the key goes: the key and base URL of a run (either may be empty).
+struct Placement {
+    key: String,
+    base: String,
+    /// Only DEEPSEEK_API_KEY was there: DeepSeek's default model applies.
+    deepseek_default: bool,
+    /// The variable to name when no key was found.
+    missing_var: &'static str,
+}
+
+/// The key → host rule (docs/providers.md, "Which key goes where"): a vendor's key only
+/// ever goes to that vendor's host.
+/// - `--api-key` goes wherever the base URL says (the user paired them).
+/// - A base URL from the provider's own variable (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`)
+///   pairs with that provider's key variable (a gateway, or DeepSeek as its docs show).
+/// - `--base-url` naming an official host takes that vendor's key; any other server takes
+///   the provider's key variable.
+/// - No base URL: a DeepSeek model with DEEPSEEK_API_KEY goes to DeepSeek; else the
+///   provider's own key to its own host; else, with only DEEPSEEK_API_KEY, DeepSeek (the
+///   Anthropic-compatible API unless `-p` said otherwise).
+fn place_key(
+    o: &Opts,
+    explicit_provider: bool,
+    kind: &mut ProviderKind,
+    model: &Option<String>,
+) -> Placement {
+    use crate::provider::hosts::{self, key_var};
+    use crate::provider::models::{self, Vendor};
+    let own = match kind {
+        ProviderKind::Claude => Vendor::Anthropic,
+        _ => Vendor::OpenAi,
+    };
+    let prefix = match own {
+        Vendor::Anthropic => "ANTHROPIC",
+        _ => "OPENAI",
+    };
+    let own_key = || env(key_var(own)).unwrap_or_default();
+    let place = |key: String, base: String| Placement {
+        key,
+        base,
+        deepseek_default: false,
+        missing_var: key_var(own),
+    };
+    let deepseek_base = |k: ProviderKind| match k {
+        ProviderKind::Claude => hosts::DEEPSEEK_ANTHROPIC_BASE,
+        _ => hosts::DEEPSEEK_BASE,
+    };
+    if let Some(base) = o.base_url.clone().filter(|b| !b.is_empty()) {
+        let key = match (&o.api_key, hosts::vendor_of(&base)) {
+            (Some(k), _) => k.clone(),
+            (None, Some(v)) => env(key_var(v)).unwrap_or_default(),
+            (None, None) => own_key(),
+        };
+        let mut p = place(key, base.clone());
+        if let Some(v) = hosts::vendor_of(&base) {
+            p.missing_var = key_var(v);
+            if p.key.is_empty() {
+                // An official host without its key: fail rather than send it none.
+                p.base.clear();
+            }
+        }
+        return p;
+    }
+    if let Some(base) = env(&format!("{prefix}_BASE_URL")) {
+        let key = o.api_key.clone().unwrap_or_else(own_key);
+        return place(key, base);
+    }
+    if let Some(k) = o.api_key.clone() {
+        return place(k, String::new());
+    }
+    let model_vendor = model.as_deref().and_then(models::lookup).map(|m| m.vendor);
+    let deepseek_key = env(key_var(Vendor::DeepSeek));
+    if let (Some(Vendor::DeepSeek), Some(k)) = (model_vendor, &deepseek_key) {
+        return place(k.clone(), deepseek_base(*kind).into());
+    }
+    let key = own_key();
+    if !key.is_empty() {
+        return place(key, String::new());
+    }
+    if let Some(k) = deepseek_key {
+        if !explicit_provider {
+            *kind = ProviderKind::Claude;
+        }
+        let mut p = place(k, deepseek_base(*kind).into());
+        p.deepseek_default = true;
+        return p;
+    }
+    place(String::new(), String::new())
 }
 
 /// The sandbox flags: mode from `--sandbox` or BASH_AGENT_SANDBOX; every `--add-dir` must

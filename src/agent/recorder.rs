@@ -22,6 +22,9 @@ pub struct Recorder {
 /// What one model call leaves in the conversation.
 pub struct CallRecord<'a> {
     pub thinking: &'a str,
+    /// Extra members of the thinking block (`"key":value,…`, empty for none): what the
+    /// provider needs replayed (the Responses API's encrypted reasoning items).
+    pub thinking_extra: &'a str,
     pub text: &'a str,
     pub tools: &'a [ToolUse],
     /// `(tool_use_id, result text)` for each call in `tools`, in order.
@@ -68,9 +71,10 @@ impl Recorder {
             return Ok(());
         }
         // Streamed into the file: a 50 MB answer is not copied into a line first.
-        conv::append_call(
+        conv::append_call_with(
             &self.session.conversation(),
             c.thinking,
+            c.thinking_extra,
             c.text,
             c.tools,
             c.results,

@@ -138,6 +138,10 @@ enum CallEnd {
 struct Partial {
     text: String,
     thinking: String,
+    /// Reasoning items to replay (Responses), JSON text each.
+    reasoning: Vec<String>,
+    /// The thinking block's extra members, made from `reasoning` when the call ends.
+    thinking_extra: String,
     tools: Vec<ToolUse>,
     results: Vec<(String, String)>,
     stop: Option<StopReason>,
@@ -190,6 +194,7 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
         provider::stream(&provider_cfg, &req, &ctx.cancel, &mut on_event)
     };
     ctx.spinner.stop();
+    st.thinking_extra = provider::reasoning_extra(&st.reasoning, &provider_cfg.base_url);
     if let Some((u, speed)) = &st.usage {
         let kind = if ctx.depth > 0 { "sub_agent" } else { "agent" };
         ctx.rec.ledger(kind, u, *speed, &info);
@@ -244,6 +249,7 @@ fn cut(ctx: &AgentCtx, st: &Partial, msg: &str) -> CallEnd {
 fn record(st: &Partial) -> CallRecord<'_> {
     CallRecord {
         thinking: &st.thinking,
+        thinking_extra: &st.thinking_extra,
         text: &st.text,
         tools: &st.tools,
         results: &st.results,
@@ -294,6 +300,7 @@ fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
                 append_moved(&mut st.thinking, content);
             }
         }
+        StreamEvent::Reasoning(item) => st.reasoning.push(item),
         StreamEvent::ToolCall {
             name,
             id,

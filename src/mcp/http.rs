@@ -197,9 +197,11 @@ impl HttpClient {
         cancel: &Cancel,
     ) -> Result<HttpClient, String> {
         let mut c = HttpClient {
-            agent: ureq::AgentBuilder::new()
-                .timeout_connect(timeout.min(Duration::from_secs(10)))
-                .build(),
+            agent: crate::util::net::configure(
+                ureq::AgentBuilder::new().timeout_connect(timeout.min(Duration::from_secs(10))),
+                url,
+            )
+            .build(),
             url: url.to_string(),
             headers: headers.to_vec(),
             session: Arc::new(Mutex::new(None)),

@@ -3,6 +3,7 @@
 //! answers from a JSON script and records every request. See `script.rs` for the format.
 pub mod script;
 pub mod server;
+pub mod strict_openai;
 pub mod wire;
 
 pub use server::Server;

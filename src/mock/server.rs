@@ -26,6 +26,8 @@ struct State {
     stop: AtomicBool,
     requests: AtomicUsize,
     connections: AtomicUsize,
+    /// `BASH_AGENT_MOCK_STRICT` set: refuse what the real servers refuse (strict_openai.rs).
+    strict: bool,
 }
 
 impl Server {
@@ -42,6 +44,7 @@ impl Server {
             stop: AtomicBool::new(false),
             requests: AtomicUsize::new(0),
             connections: AtomicUsize::new(0),
+            strict: std::env::var_os("BASH_AGENT_MOCK_STRICT").is_some_and(|v| !v.is_empty()),
         });
         let st = state.clone();
         std::thread::Builder::new()
@@ -137,7 +140,17 @@ fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<HttpRequ
     }
     let mut parts = line.split_whitespace();
     let _method = parts.next().unwrap_or("");
-    let path = parts.next().unwrap_or("/").to_string();
+    let mut path = parts.next().unwrap_or("/").to_string();
+    // The absolute form (`POST https://host/path`, what a client sends through a proxy)
+    // means the same as the origin form, as for any HTTP/1.1 server.
+    if let Some(rest) = path
+        .strip_prefix("https://")
+        .or_else(|| path.strip_prefix("http://"))
+    {
+        path = rest
+            .find('/')
+            .map_or("/".to_string(), |i| rest[i..].to_string());
+    }
     let mut headers = Vec::new();
     loop {
         line.clear();
@@ -199,6 +212,21 @@ fn record(st: &State, req: &HttpRequest) {
     let text = String::from_utf8_lossy(&req.body);
     let body = serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text.to_string()));
     let mut o = Map::new();
+    if st.strict {
+        // Which key came (its last 4 characters, as key listings show them): the
+        // key-to-host tests check each vendor's key reaches only its own host.
+        let cred = req
+            .header("authorization")
+            .map(|v| v.trim_start_matches("Bearer ").to_string())
+            .or_else(|| req.header("x-api-key").map(str::to_string))
+            .unwrap_or_default();
+        let tail = cred
+            .char_indices()
+            .rev()
+            .nth(3)
+            .map_or(cred.as_str(), |(i, _)| &cred[i..]);
+        o.insert("auth_tail".into(), Value::String(tail.to_string()));
+    }
     o.insert("path".into(), Value::String(req.path.clone()));
     o.insert("headers".into(), Value::Object(headers));
     o.insert("body".into(), body);
@@ -224,6 +252,13 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
         return simple(out, 404, &body, None);
     };
     let body_text = String::from_utf8_lossy(&req.body);
+    if st.strict {
+        let host = req.header("host").unwrap_or("");
+        if let Some((status, msg)) = super::strict_openai::check(wire, host, &req.path, &body_text)
+        {
+            return simple(out, status, &wire.error_body(status, &msg), None);
+        }
+    }
     let Some(step) = st.script.take(&body_text) else {
         let body = wire.error_body(500, "mock: no script step left for this request");
         return simple(out, 500, &body, None);

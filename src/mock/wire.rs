@@ -250,6 +250,11 @@ fn responses(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
                 json!({"item_id":"rs_0","output_index":out_idx,"content_index":0,"delta":p}),
             ));
         }
+        // The item as a stateless client must send it back (strict_openai.rs checks it).
+        f.push(ev(
+            "response.output_item.done",
+            json!({"output_index":out_idx,"item":{"type":"reasoning","id":reasoning_id(step),"summary":[],"encrypted_content":encrypted_for(step),"status":"completed"}}),
+        ));
         out_idx += 1;
     }
     if let Some(t) = &step.text {
@@ -296,6 +301,27 @@ fn responses(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
         )]
     };
     (f, terminal)
+}
+
+/// The id of a step's reasoning item: derived from its text, so each call's differs.
+pub fn reasoning_id(step: &Step) -> String {
+    format!("rs_{:08x}", fnv(step.thinking.as_deref().unwrap_or("")))
+}
+
+/// The opaque "encrypted" reasoning of a step: a fixed prefix the strict mode recognises.
+pub fn encrypted_for(step: &Step) -> String {
+    format!(
+        "{ENCRYPTED_PREFIX}{:08x}",
+        fnv(step.thinking.as_deref().unwrap_or(""))
+    )
+}
+
+pub const ENCRYPTED_PREFIX: &str = "gAAAAmock-";
+
+fn fnv(s: &str) -> u32 {
+    s.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    })
 }
 
 #[cfg(test)]

@@ -37,7 +37,12 @@ pub fn is_official(kind: ProviderKind, base_url: &str) -> bool {
     match kind {
         ProviderKind::Claude => is_official_anthropic(b) || b.contains("://api.deepseek.com"),
         ProviderKind::OpenAi | ProviderKind::Responses => {
-            b.contains("://api.openai.com") || b.contains("://api.deepseek.com")
+            super::hosts::vendor_of(b).is_some_and(|v| {
+                matches!(
+                    v,
+                    super::models::Vendor::OpenAi | super::models::Vendor::DeepSeek
+                )
+            })
         }
     }
 }
@@ -288,6 +293,10 @@ mod reasoning_tests {
     fn body(kind: ProviderKind, base: &str, effort: Option<Effort>, t: Option<Thinking>) -> String {
         let mut c = super::tests::cfg(kind, "");
         c.base_url = base.into();
+        if kind != ProviderKind::Claude {
+            // An unknown model at api.openai.com gets no reasoning fields (models.rs).
+            c.model = "gpt-5.5".into();
+        }
         c.effort = effort;
         c.thinking = t;
         let msgs = vec![r#"{"role":"user","content":"x"}"#.to_string()];
@@ -316,7 +325,7 @@ mod reasoning_tests {
         for (kind, official) in [
             (ProviderKind::Claude, "https://api.anthropic.com/v1"),
             (ProviderKind::OpenAi, "https://api.openai.com/v1"),
-            (ProviderKind::Responses, "https://api.deepseek.com"),
+            (ProviderKind::Responses, "https://api.openai.com/v1"),
         ] {
             assert!(is_official(kind, official));
             assert!(has_reasoning(&body(kind, official, None, None)), "{kind:?}");

@@ -40,22 +40,15 @@ fn remember_lean(url: &str) {
     }
 }
 
-/// The body without the optional fields (no reasoning, no `stream_options`; the latter
-/// only ever stands in the fields before the messages, so only that part is edited).
+/// The body without the optional reasoning fields. `stream_options` stays: it is what
+/// makes an OpenAI-compatible server report usage, and without it the usage would be an
+/// estimate (issue 32).
 fn lean_body<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
     let lean_req = Request {
         disable_thinking: true,
         ..req.clone()
     };
-    let mut b = super::body::build_parts(cfg.kind, cfg, &lean_req);
-    if let Some(head) = b.head_mut() {
-        const SO: &str = ",\"stream_options\":{\"include_usage\":true}";
-        if head.contains(SO) {
-            *head = head.replacen(SO, "", 1).into();
-        }
-    }
-    b.recount();
-    b
+    super::body::build_parts(cfg.kind, cfg, &lean_req)
 }
 
 /// See [`super::stream`].
@@ -97,7 +90,7 @@ pub fn run_with(
     loop {
         let mut first_token = None;
         let mut acc = Accounting::default();
-        let client = agent(opts);
+        let client = agent(opts, &url);
         let to = Endpoint {
             kind: cfg.kind,
             agent: &client,

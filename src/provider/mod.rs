@@ -40,11 +40,12 @@ impl ProviderKind {
     pub fn default_model(&self) -> &'static str {
         models::default_model(self.name())
     }
+    /// The host a provider's own key goes to (OPENAI_API_KEY for both OpenAI APIs);
+    /// DeepSeek is chosen by its key or model in `config.rs`, never as a default.
     pub fn default_base_url(&self) -> &'static str {
         match self {
-            ProviderKind::Claude => "https://api.anthropic.com/v1",
-            ProviderKind::OpenAi => "https://api.openai.com/v1",
-            ProviderKind::Responses => "https://api.deepseek.com",
+            ProviderKind::Claude => hosts::ANTHROPIC_BASE,
+            ProviderKind::OpenAi | ProviderKind::Responses => hosts::OPENAI_BASE,
         }
     }
 }
@@ -84,6 +85,10 @@ pub struct Request<'a> {
 pub enum StreamEvent {
     Text(String),
     Thinking(String),
+    /// An opaque reasoning item to replay with the next requests (a Responses `reasoning`
+    /// output item, encrypted content included), as JSON text. Stored on the thinking
+    /// block by [`reasoning_extra`].
+    Reasoning(String),
     /// `input_raw` is the accumulated tool-input JSON text as the model sent it
     /// (may be empty or invalid; the caller validates).
     ToolCall {
@@ -119,12 +124,14 @@ mod attempt;
 mod blocks;
 pub mod body;
 mod diag;
+pub mod hosts;
 pub mod http;
 pub mod image;
 pub mod models;
 pub mod norm;
 pub mod openai;
 pub mod outgoing;
+pub mod reasoning_items;
 pub mod responses;
 pub mod retry;
 pub mod sse;
@@ -158,6 +165,7 @@ pub fn stream(
 
 pub use body::build_body;
 pub use http::HttpOptions;
+pub use reasoning_items::reasoning_extra;
 
 /// [`stream`] with explicit transport settings (retry base, stall timeout; for tests).
 pub fn stream_with(

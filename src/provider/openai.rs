@@ -4,29 +4,100 @@ use super::body::{
     effort, image_data_url, input_as_arguments, parsed_messages, thinking_on, tool_parameters,
     tool_result_images, tool_result_text, tools_list,
 };
+use super::hosts;
+use super::models::{self, Vendor};
 use super::norm::{num, text, Flow, LeadingNewlines};
 use super::outgoing::Body;
 use super::{ProviderConfig, Request, StreamEvent};
+use crate::options::Effort;
 use crate::session::stats::Usage;
 use crate::util::jsonl::{push_str, Obj};
 use serde_json::{json, Map, Value};
 
-/// `{"model":"M","max_tokens":N,"stream":true,"stream_options":{"include_usage":true}[,"thinking":{"type":"enabled"},"reasoning_effort":"E"][,"tools":[…]],"messages":[…]}`
+/// `{"model":"M","max_tokens":N|"max_completion_tokens":N,"stream":true,"stream_options":{"include_usage":true}[,"thinking":{"type":"T"}][,"reasoning_effort":"E"][,"tools":[…]],"messages":[…]}`
 pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
     build_parts(cfg, req).to_text()
+}
+
+/// The reasoning and limit fields a chat request carries, by host and model
+/// (docs/providers.md, "OpenAI chat fields"):
+/// - api.openai.com takes only what OpenAI documents: no `thinking`; the reasoning models
+///   (gpt-5 family, o-series) take `max_completion_tokens` and refuse `max_tokens`;
+///   `reasoning_effort` only for models that accept it, with a value they accept.
+/// - api.deepseek.com takes `thinking` (`enabled`/`disabled`) and `reasoning_effort`.
+/// - any other server gets `max_tokens` and the reasoning fields only when asked for
+///   (gateways reject parameters their backend lacks); a model the table knows as an
+///   OpenAI model still gets only the fields that model accepts.
+struct ChatFields {
+    max_key: &'static str,
+    thinking: Option<&'static str>,
+    effort: Option<&'static str>,
+}
+
+fn chat_fields(cfg: &ProviderConfig, req: &Request) -> ChatFields {
+    let on = thinking_on(cfg, req);
+    let known = models::lookup(&cfg.model);
+    let openai_model = known.is_some_and(|m| m.vendor == Vendor::OpenAi);
+    let reasoning_model = openai_model && known.is_some_and(|m| m.reasoning);
+    let max_key = if reasoning_model {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    };
+    let asked = cfg.effort.unwrap_or(Effort::High);
+    // The effort a known model accepts (nearest value), or what was asked of an unknown one.
+    let effort_for = |on: bool| -> Option<&'static str> {
+        if !on {
+            return None;
+        }
+        match known {
+            Some(m) => m.effort_for(asked),
+            None => Some(effort(cfg)),
+        }
+    };
+    if hosts::is_openai(&cfg.base_url) || openai_model {
+        let info = models::info(&cfg.model, Vendor::OpenAi);
+        let effort = if on { info.effort_for(asked) } else { None };
+        return ChatFields {
+            max_key,
+            thinking: None,
+            effort,
+        };
+    }
+    if hosts::is_deepseek(&cfg.base_url) {
+        // DeepSeek thinks unless told not to: an explicit `disabled` when thinking is off.
+        return ChatFields {
+            max_key,
+            thinking: Some(if on { "enabled" } else { "disabled" }),
+            effort: effort_for(on),
+        };
+    }
+    ChatFields {
+        max_key,
+        thinking: on.then_some("enabled"),
+        effort: effort_for(on),
+    }
 }
 
 /// [`build_body`] as parts: the fields, then each converted message ([`convert_message`],
 /// the per-message hook), then the closing brackets.
 pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
+    let f = chat_fields(cfg, req);
     let mut b = String::from("{\"model\":");
     push_str(&mut b, &cfg.model);
-    b.push_str(",\"max_tokens\":");
+    b.push_str(",\"");
+    b.push_str(f.max_key);
+    b.push_str("\":");
     b.push_str(&cfg.max_tokens.to_string());
     b.push_str(",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
-    if thinking_on(cfg, req) {
-        b.push_str(",\"thinking\":{\"type\":\"enabled\"},\"reasoning_effort\":");
-        push_str(&mut b, effort(cfg));
+    if let Some(t) = f.thinking {
+        b.push_str(",\"thinking\":{\"type\":");
+        push_str(&mut b, t);
+        b.push('}');
+    }
+    if let Some(e) = f.effort {
+        b.push_str(",\"reasoning_effort\":");
+        push_str(&mut b, e);
     }
     let tools: Vec<Value> = tools_list(req.tools_json)
         .into_iter()
@@ -48,8 +119,11 @@ pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
                 .finish(),
         );
     }
+    // `reasoning_content` is DeepSeek's (it must come back with every assistant message
+    // that called tools); OpenAI documents no such message field.
+    let reasoning_content = !hosts::is_openai(&cfg.base_url);
     for m in parsed_messages(req) {
-        convert_message(m, &mut msgs);
+        convert_message(m, reasoning_content, &mut msgs);
     }
     body.push_joined(msgs);
     body.push("]}");
@@ -70,7 +144,7 @@ fn convert_tool(t: Map<String, Value>) -> Value {
     json!({"type": "function", "function": Value::Object(f)})
 }
 
-fn convert_message(m: Map<String, Value>, out: &mut Vec<String>) {
+fn convert_message(m: Map<String, Value>, reasoning_content: bool, out: &mut Vec<String>) {
     let role = m.get("role").and_then(Value::as_str).unwrap_or("");
     let blocks = match m.get("content") {
         Some(Value::Array(a)) => a,
@@ -100,10 +174,11 @@ fn convert_message(m: Map<String, Value>, out: &mut Vec<String>) {
                     _ => {}
                 }
             }
-            let mut o = Obj::new()
-                .str("role", "assistant")
-                .str("reasoning_content", thinking)
-                .str("content", &content);
+            let mut o = Obj::new().str("role", "assistant");
+            if reasoning_content {
+                o = o.str("reasoning_content", thinking);
+            }
+            let mut o = o.str("content", &content);
             if !calls.is_empty() {
                 o = o.value("tool_calls", &Value::Array(calls));
             }
@@ -306,97 +381,5 @@ impl super::norm::Normaliser for Normaliser {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::body::tests::{cfg, convo, TOOLS};
-    use super::super::norm::run_text;
-    use super::super::{ProviderKind, Request, StreamEvent};
-    use crate::session::stats::Usage;
-
-    #[test]
-    fn body_golden() {
-        let msgs = convo();
-        let req = Request {
-            system: "sys",
-            messages: &msgs,
-            tools_json: TOOLS,
-            disable_thinking: false,
-        };
-        let got = super::build_body(&cfg(ProviderKind::OpenAi, "adaptive"), &req);
-        let want = concat!(
-            r#"{"model":"m-1","max_tokens":100,"stream":true,"stream_options":{"include_usage":true},"#,
-            r#""thinking":{"type":"enabled"},"reasoning_effort":"high","#,
-            r#""tools":[{"type":"function","function":{"name":"Read","description":"Read a file","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}}],"#,
-            r#""messages":[{"role":"system","content":"sys"},{"role":"user","content":"hi"},"#,
-            r#"{"role":"assistant","reasoning_content":"hmm","content":"ok","tool_calls":[{"id":"t1","type":"function","function":{"name":"Read","arguments":"{\"path\":\"a\"}"}}]},"#,
-            r#"{"role":"tool","tool_call_id":"t1","content":"data"}]}"#
-        );
-        assert_eq!(got, want);
-    }
-
-    #[test]
-    fn body_without_thinking_or_tools() {
-        let msgs = vec![r#"{"role":"user","content":"x"}"#.to_string()];
-        let req = Request {
-            system: "",
-            messages: &msgs,
-            tools_json: "",
-            disable_thinking: true,
-        };
-        let got = super::build_body(&cfg(ProviderKind::OpenAi, "adaptive"), &req);
-        assert_eq!(
-            got,
-            r#"{"model":"m-1","max_tokens":100,"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"x"}]}"#
-        );
-    }
-
-    #[test]
-    fn stream_with_tools_and_usage() {
-        let s = concat!(
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"think\"},\"finish_reason\":null}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\n\\n\"},\"finish_reason\":null}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\nHello\\n\"},\"finish_reason\":null}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"Read\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"path\\\":\\\"a\\\"}\"}}]},\"finish_reason\":null}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
-            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":30,\"completion_tokens\":4,\"prompt_tokens_details\":{\"cached_tokens\":10}}}\n\n",
-            "data: [DONE]\n\n",
-        );
-        let (ev, _) = run_text(ProviderKind::OpenAi, s.as_bytes());
-        assert_eq!(
-            ev,
-            vec![
-                StreamEvent::Thinking("think".into()),
-                StreamEvent::Text("Hello\n".into()),
-                StreamEvent::ToolCall {
-                    name: "Read".into(),
-                    id: "c1".into(),
-                    input_raw: "{\"path\":\"a\"}".into()
-                },
-                StreamEvent::Usage {
-                    usage: Usage {
-                        input: 20,
-                        output: 4,
-                        cache_read: 10,
-                        cache_creation: 0
-                    },
-                    speed: 0
-                },
-                StreamEvent::Stop("tool_use".into()),
-            ]
-        );
-    }
-
-    #[test]
-    fn done_without_finish_reason_is_interrupted() {
-        let s =
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n";
-        let (ev, _) = run_text(ProviderKind::OpenAi, s.as_bytes());
-        assert_eq!(
-            ev.last(),
-            Some(&StreamEvent::Error(
-                "Stream interrupted ([DONE] without a finish_reason)".into()
-            ))
-        );
-    }
-}
+#[path = "openai_tests.rs"]
+mod tests;

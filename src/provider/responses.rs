@@ -1,17 +1,18 @@
 //! OpenAI Responses (DeepSeek-compatible subset): body conversion (docs/providers.md)
 //! and stream normaliser (Responses SSE to `StreamEvent`s, see `norm`).
 use super::body::{
-    effort, image_data_url, input_as_arguments, parsed_messages, thinking_on, tool_parameters,
-    tool_result_images, tool_result_text, tools_list,
+    image_data_url, input_as_arguments, parsed_messages, tool_parameters, tool_result_images,
+    tool_result_text, tools_list,
 };
 use super::norm::{num, text, Flow, LeadingNewlines};
 use super::outgoing::Body;
+use super::reasoning_items;
 use super::{ProviderConfig, Request, StreamEvent};
 use crate::session::stats::Usage;
 use crate::util::jsonl::{push_str, Obj};
 use serde_json::{json, Map, Value};
 
-/// `{"model":"M","input":[…][,"max_output_tokens":N],"stream":true[,"instructions":"…"][,"reasoning":{"effort":"E"}][,"tools":[…]]}`
+/// `{"model":"M","input":[…][,"max_output_tokens":N],"stream":true[,"store":false][,"instructions":"…"][,"reasoning":{"effort":"E"}][,"include":["reasoning.encrypted_content"]][,"tools":[…]]}`
 pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
     build_parts(cfg, req).to_text()
 }
@@ -25,9 +26,11 @@ pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
     h.push_str(",\"input\":[");
     body.push(h);
     let mut items: Vec<String> = Vec::new();
+    let host = reasoning_items::host_of(cfg);
     for m in parsed_messages(req) {
-        convert_message(m, &mut items);
+        convert_message(m, &host, &mut items);
     }
+    let f = reasoning_items::fields(cfg, req);
     body.push_joined(items);
     let mut b = String::from("]");
     if cfg.max_tokens > 0 {
@@ -35,14 +38,20 @@ pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
         b.push_str(&cfg.max_tokens.to_string());
     }
     b.push_str(",\"stream\":true");
+    if f.store_false {
+        b.push_str(",\"store\":false");
+    }
     if !req.system.is_empty() {
         b.push_str(",\"instructions\":");
         push_str(&mut b, req.system);
     }
-    if thinking_on(cfg, req) {
+    if let Some(e) = f.effort {
         b.push_str(",\"reasoning\":{\"effort\":");
-        push_str(&mut b, effort(cfg));
+        push_str(&mut b, e);
         b.push('}');
+    }
+    if f.include_encrypted {
+        b.push_str(",\"include\":[\"reasoning.encrypted_content\"]");
     }
     let tools: Vec<Value> = tools_list(req.tools_json)
         .into_iter()
@@ -74,7 +83,7 @@ fn convert_tool(t: Map<String, Value>) -> Value {
     Value::Object(o)
 }
 
-fn convert_message(m: Map<String, Value>, out: &mut Vec<String>) {
+fn convert_message(m: Map<String, Value>, host: &str, out: &mut Vec<String>) {
     let role = m
         .get("role")
         .and_then(Value::as_str)
@@ -123,6 +132,16 @@ fn convert_message(m: Map<String, Value>, out: &mut Vec<String>) {
             }
         }
         "assistant" => {
+            // The call's reasoning items first: they came before its text and calls.
+            let items = reasoning_items::replay_items(blocks, host);
+            for item in &items {
+                out.push(item.to_string());
+            }
+            if items.is_empty() {
+                if let Some(item) = reasoning_items::from_thinking_text(blocks, host) {
+                    out.push(item);
+                }
+            }
             let text: String = blocks
                 .iter()
                 .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
@@ -265,6 +284,11 @@ impl super::norm::Normaliser for Normaliser {
             }
             "response.output_item.added" | "response.output_item.done" => {
                 let item = &v["item"];
+                if name == "response.output_item.done" {
+                    if let Some(r) = reasoning_items::clean_item(item) {
+                        out(StreamEvent::Reasoning(r));
+                    }
+                }
                 if text(item, &["type"]) == Some("function_call") {
                     let key = match v.get("output_index").and_then(Value::as_u64) {
                         Some(i) => i.to_string(),
@@ -358,80 +382,5 @@ fn fail(v: &Value, default: &str) -> Flow {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::body::tests::{cfg, convo, TOOLS};
-    use super::super::norm::run_text;
-    use super::super::{ProviderKind, Request, StreamEvent};
-    use crate::session::stats::Usage;
-
-    #[test]
-    fn body_golden() {
-        let msgs = convo();
-        let req = Request {
-            system: "sys",
-            messages: &msgs,
-            tools_json: TOOLS,
-            disable_thinking: false,
-        };
-        let got = super::build_body(&cfg(ProviderKind::Responses, "enabled"), &req);
-        let want = concat!(
-            r#"{"model":"m-1","input":[{"role":"user","content":"hi"},"#,
-            r#"{"role":"assistant","content":"ok"},"#,
-            r#"{"type":"function_call","call_id":"t1","name":"Read","arguments":"{\"path\":\"a\"}"},"#,
-            r#"{"type":"function_call_output","call_id":"t1","output":"data"}],"#,
-            r#""max_output_tokens":100,"stream":true,"instructions":"sys","reasoning":{"effort":"high"},"#,
-            r#""tools":[{"type":"function","name":"Read","description":"Read a file","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}]}"#
-        );
-        assert_eq!(got, want);
-    }
-
-    #[test]
-    fn stream_with_tool() {
-        let s = concat!(
-            "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{}}\n\n",
-            "event: response.reasoning_text.delta\ndata: {\"type\":\"response.reasoning_text.delta\",\"delta\":\"r\"}\n\n",
-            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":1,\"delta\":\"\\nOK\"}\n\n",
-            "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":2,\"item\":{\"type\":\"function_call\",\"id\":\"fc\",\"call_id\":\"c9\",\"name\":\"Read\",\"arguments\":\"\"}}\n\n",
-            "event: response.function_call_arguments.delta\ndata: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fc\",\"delta\":\"{\\\"p\\\":1}\"}\n\n",
-            "data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":9,\"input_tokens_details\":{\"cached_tokens\":4},\"output_tokens\":3}}}\n\n",
-        );
-        let (ev, _) = run_text(ProviderKind::Responses, s.as_bytes());
-        assert_eq!(
-            ev,
-            vec![
-                StreamEvent::Thinking("r".into()),
-                StreamEvent::Text("OK".into()),
-                StreamEvent::ToolCall {
-                    name: "Read".into(),
-                    id: "c9".into(),
-                    input_raw: "{\"p\":1}".into()
-                },
-                StreamEvent::Usage {
-                    usage: Usage {
-                        input: 5,
-                        output: 3,
-                        cache_read: 4,
-                        cache_creation: 0
-                    },
-                    speed: 0
-                },
-                StreamEvent::Stop("tool_use".into()),
-            ]
-        );
-    }
-
-    #[test]
-    fn failed_and_cut() {
-        let s = "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"error\":{\"message\":\"boom\"}}}\n\n";
-        let (ev, _) = run_text(ProviderKind::Responses, s.as_bytes());
-        assert_eq!(ev, vec![StreamEvent::Error("boom".into())]);
-        let s = "event: response.output_text.delta\ndata: {\"delta\":\"x\"}\n\n";
-        let (ev, _) = run_text(ProviderKind::Responses, s.as_bytes());
-        assert_eq!(
-            ev.last(),
-            Some(&StreamEvent::Error(
-                "Stream interrupted (no response.completed received)".into()
-            ))
-        );
-    }
-}
+#[path = "responses_tests.rs"]
+mod tests;

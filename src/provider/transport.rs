@@ -62,7 +62,9 @@ impl HttpOptions {
     }
 }
 
-/// The endpoint URL for a provider.
+/// The endpoint URL for a provider. A Claude base is the `…/v1` folder as the shell
+/// version takes it, except a base ending in `/anthropic` (the form DeepSeek documents for
+/// the Anthropic SDKs, which append `/v1/messages`).
 pub fn endpoint(cfg: &ProviderConfig) -> String {
     let base = if cfg.base_url.is_empty() {
         cfg.kind.default_base_url()
@@ -70,11 +72,17 @@ pub fn endpoint(cfg: &ProviderConfig) -> String {
         cfg.base_url.trim_end_matches('/')
     };
     let suffix = match cfg.kind {
+        ProviderKind::Claude if sdk_style_base(base) => "/v1/messages",
         ProviderKind::Claude => "/messages",
         ProviderKind::OpenAi => "/chat/completions",
         ProviderKind::Responses => "/responses",
     };
     format!("{base}{suffix}")
+}
+
+/// `https://host/…/anthropic`: a base the Anthropic SDKs extend by `/v1`.
+fn sdk_style_base(base: &str) -> bool {
+    url::Url::parse(base).is_ok_and(|u| u.path().trim_end_matches('/').ends_with("/anthropic"))
 }
 
 /// Request headers in the reference order (docs/providers.md); no auth header without a key.
@@ -103,26 +111,32 @@ pub fn user_agent() -> String {
     format!("bash-agent/{}", env!("CARGO_PKG_VERSION"))
 }
 
-/// One agent per (read, connect) timeout, shared so connections are reused. The socket
-/// read timeout is only a backstop behind the first-byte and stall limits, which the
-/// caller enforces itself (a socket timeout would be reset by every keep-alive byte).
-pub(crate) fn agent(opts: &HttpOptions) -> ureq::Agent {
-    static AGENTS: Mutex<Vec<(Duration, Duration, ureq::Agent)>> = Mutex::new(Vec::new());
+/// One agent per (read, connect) timeout and network route (proxy or direct, TLS or not),
+/// shared so connections are reused. The socket read timeout is only a backstop behind
+/// the first-byte and stall limits, which the caller enforces itself (a socket timeout
+/// would be reset by every keep-alive byte). The TLS roots and the proxy come from
+/// `util/net.rs`; the roots are loaded on the first https request only.
+pub(crate) fn agent(opts: &HttpOptions, url: &str) -> ureq::Agent {
+    type Key = (Duration, Duration, Option<String>, bool);
+    static AGENTS: Mutex<Vec<(Key, ureq::Agent)>> = Mutex::new(Vec::new());
     let read = opts.stall.max(opts.first_byte) + Duration::from_secs(5);
+    let key: Key = (
+        read,
+        opts.connect_timeout,
+        crate::util::net::proxy_for(url),
+        url.starts_with("https://"),
+    );
     let mut list = AGENTS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, _, a)) = list
-        .iter()
-        .find(|(s, c, _)| *s == read && *c == opts.connect_timeout)
-    {
+    if let Some((_, a)) = list.iter().find(|(k, _)| *k == key) {
         return a.clone();
     }
-    let a = ureq::AgentBuilder::new()
+    let b = ureq::AgentBuilder::new()
         .timeout_connect(opts.connect_timeout)
         .timeout_read(read)
         .timeout_write(Duration::from_secs(60))
-        .user_agent(&user_agent())
-        .build();
-    list.push((read, opts.connect_timeout, a.clone()));
+        .user_agent(&user_agent());
+    let a = crate::util::net::configure(b, url).build();
+    list.push((key, a.clone()));
     a
 }
 
@@ -195,6 +209,15 @@ pub(crate) fn spawn_worker(
                     return;
                 }
                 Err(ureq::Error::Transport(t)) => {
+                    if crate::util::net::is_certificate_error(&t) {
+                        // Retrying cannot make a certificate trusted: say what to set.
+                        let _ = tx.send(Msg::Transport {
+                            msg: crate::util::net::certificate_hint(&t.to_string()),
+                            retryable: false,
+                            refused: false,
+                        });
+                        return;
+                    }
                     let refused = is_refused(&t);
                     let retryable = !refused
                         && matches!(
@@ -284,6 +307,17 @@ mod tests {
         c.kind = ProviderKind::OpenAi;
         c.api_key.clear();
         assert_eq!(endpoint(&c), "http://h/v1/chat/completions");
+        c.kind = ProviderKind::Claude;
+        c.base_url = "https://api.deepseek.com/anthropic".into();
+        assert_eq!(
+            endpoint(&c),
+            "https://api.deepseek.com/anthropic/v1/messages"
+        );
+        c.base_url = "http://127.0.0.1:9".into();
+        assert_eq!(endpoint(&c), "http://127.0.0.1:9/messages");
+        c.kind = ProviderKind::Responses;
+        c.base_url.clear();
+        assert_eq!(endpoint(&c), "https://api.openai.com/v1/responses");
         assert!(headers(&c).iter().all(|(k, _)| *k != "Authorization"));
     }
 }

@@ -4,6 +4,7 @@ pub mod crash;
 pub mod fsx;
 pub mod hash;
 pub mod jsonl;
+pub mod net;
 pub mod say;
 pub mod time;
 

@@ -8,6 +8,7 @@ pub mod checks;
 pub mod compact;
 pub mod ipc;
 pub mod listen;
+pub mod official;
 pub mod provider;
 pub mod tmux;
 pub mod tools;
@@ -143,6 +144,12 @@ pub struct Mock {
 impl Mock {
     /// Start with a script (JSON text, see `src/mock/script.rs`).
     pub fn start(script: &str) -> Mock {
+        Mock::start_env(script, &[])
+    }
+
+    /// [`Mock::start`] with extra environment for the server (e.g.
+    /// `BASH_AGENT_MOCK_STRICT=1`, the strict mode of `src/mock/strict_openai.rs`).
+    pub fn start_env(script: &str, envs: &[(&str, &str)]) -> Mock {
         let dir = tempfile::tempdir().unwrap();
         let script_path = dir.path().join("script.json");
         std::fs::write(&script_path, script).unwrap();
@@ -156,6 +163,7 @@ impl Mock {
             .arg("--record")
             .arg(&record)
             .env("BASH_AGENT_HOME", dir.path())
+            .envs(envs.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .process_group(0)

@@ -63,8 +63,16 @@ fn round_trip(kind: ProviderKind) {
     let opts = fast_opts();
 
     let mut msgs = vec![user("read a.txt")];
-    let (ev, info) = run(&cfg, &msgs, &opts, &cancel);
+    let (mut ev, info) = run(&cfg, &msgs, &opts, &cancel);
     let cache_creation = if kind == ProviderKind::Claude { 7 } else { 0 };
+    if kind == ProviderKind::Responses {
+        // The reasoning item (encrypted content) comes after the reasoning text.
+        let r = ev.remove(3);
+        assert!(
+            matches!(&r, StreamEvent::Reasoning(j) if j.contains("\"encrypted_content\"")),
+            "{r:?}"
+        );
+    }
     assert_eq!(
         ev,
         vec![

@@ -36,8 +36,26 @@ pub fn write_assistant_line(
     text: &str,
     tools: &[ToolUse],
 ) -> std::io::Result<()> {
+    write_assistant_line_with(w, thinking, "", text, tools)
+}
+
+/// [`write_assistant_line`] with extra members on the thinking block: `extra` is
+/// `"key":value,…` JSON text (empty for none), written after `"thinking"`. What a provider
+/// needs to replay that the shell format has no field for lives there (the Responses
+/// API's encrypted reasoning items); readers of the shell format ignore the extra keys.
+pub fn write_assistant_line_with(
+    w: &mut dyn Write,
+    thinking: &str,
+    extra: &str,
+    text: &str,
+    tools: &[ToolUse],
+) -> std::io::Result<()> {
     w.write_all(br#"{"role":"assistant","content":[{"type":"thinking","thinking":"#)?;
     serde_json::to_writer(&mut *w, thinking)?;
+    if !extra.is_empty() {
+        w.write_all(b",")?;
+        w.write_all(extra.as_bytes())?;
+    }
     w.write_all(br#"},{"type":"text","text":"#)?;
     serde_json::to_writer(&mut *w, text)?;
     w.write_all(b"}")?;
@@ -89,7 +107,21 @@ pub fn append_call(
     tools: &[ToolUse],
     results: &[(String, String)],
 ) -> std::io::Result<()> {
+    append_call_with(path, thinking, "", text, tools, results)
+}
+
+/// [`append_call`] with extra members on the thinking block (see
+/// [`write_assistant_line_with`]).
+pub fn append_call_with(
+    path: &Path,
+    thinking: &str,
+    extra: &str,
+    text: &str,
+    tools: &[ToolUse],
+    results: &[(String, String)],
+) -> std::io::Result<()> {
     let size = thinking.len()
+        + extra.len()
         + text.len()
         + tools
             .iter()
@@ -97,7 +129,7 @@ pub fn append_call(
             .sum::<usize>()
         + results.iter().map(|r| r.0.len() + r.1.len()).sum::<usize>();
     crate::session::durable::append_with(path, size, |w| {
-        write_assistant_line(w, thinking, text, tools)?;
+        write_assistant_line_with(w, thinking, extra, text, tools)?;
         w.write_all(b"\n")?;
         if !tools.is_empty() {
             write_tool_results_line(w, results)?;

@@ -90,9 +90,14 @@ fn same_host(a: &Url, b: &Url) -> bool {
     host_of(a) == host_of(b)
 }
 
-fn agent(left: Duration) -> ureq::Agent {
-    ureq::AgentBuilder::new()
-        .redirects(0)
+/// The TLS roots are the agent's (util/net.rs: system store, SSL_CERT_FILE); proxies are
+/// not used for fetched pages.
+fn agent(left: Duration, https: bool) -> ureq::Agent {
+    let mut b = ureq::AgentBuilder::new();
+    if https {
+        b = b.tls_config(crate::util::net::tls_config());
+    }
+    b.redirects(0)
         .timeout_connect(left.min(Duration::from_secs(10)))
         .timeout(left)
         .user_agent(concat!(
@@ -115,7 +120,7 @@ pub fn fetch(start: &Url, lim: FetchLimits, check: &HopCheck) -> Result<Fetched,
         if left.is_zero() {
             return Err(time_limit_error(lim));
         }
-        let resp = match agent(left)
+        let resp = match agent(left, url.scheme() == "https")
             .get(url.as_str())
             .set("Accept", "text/html, text/markdown, text/plain, */*;q=0.5")
             .call()

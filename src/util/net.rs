@@ -1,0 +1,173 @@
+//! Network settings every HTTP client of the agent shares (docs/providers.md, "Network
+//! settings"): which root certificates are trusted and which proxy a URL goes through.
+//!
+//! Roots: the bundled Mozilla set plus the platform's store, where `SSL_CERT_FILE` /
+//! `SSL_CERT_DIR` replace the platform's store as they do for OpenSSL (rustls-native-certs
+//! reads them). Behind a TLS-inspecting proxy the organisation's CA is in one of those, and
+//! both peers (curl, the vendors' SDKs) honour the same variables. They are loaded once, on
+//! the first https request: reading the system store costs milliseconds a one-shot run
+//! that never calls a model should not pay (docs/performance.md).
+//!
+//! Proxies: `HTTPS_PROXY` for https URLs, `HTTP_PROXY` for http ones (`ALL_PROXY` for
+//! both), each also lower-case; `NO_PROXY` lists hosts that go direct. Loopback hosts
+//! (a local model server, the scripted mock) always go direct.
+use std::sync::{Arc, OnceLock};
+
+/// The rustls client configuration, built on first use.
+pub fn tls_config() -> Arc<rustls::ClientConfig> {
+    static CFG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
+    CFG.get_or_init(|| Arc::new(build_tls_config())).clone()
+}
+
+fn build_tls_config() -> rustls::ClientConfig {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    let native = rustls_native_certs::load_native_certs();
+    for e in &native.errors {
+        // A named file that cannot be read is the user's to know; a missing platform
+        // store is common in containers and says nothing useful.
+        if std::env::var_os("SSL_CERT_FILE").is_some() || std::env::var_os("SSL_CERT_DIR").is_some()
+        {
+            eprintln!("bash-agent: warning: cannot load certificates: {e}");
+        }
+    }
+    let (_added, _ignored) = roots.add_parsable_certificates(native.certs);
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    match rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+    {
+        Ok(b) => b.with_root_certificates(roots).with_no_client_auth(),
+        // The ring provider supports the default versions; this arm only keeps the
+        // function total.
+        Err(_) => rustls::ClientConfig::builder()
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth(),
+    }
+}
+
+fn env_any(names: &[&str]) -> Option<String> {
+    names
+        .iter()
+        .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))
+}
+
+/// The proxy URL for a request to `url`, `None` to go direct.
+pub fn proxy_for(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    let host = u.host_str()?.trim_matches(['[', ']']).to_ascii_lowercase();
+    if is_loopback(&host) {
+        return None;
+    }
+    if let Some(list) = env_any(&["NO_PROXY", "no_proxy"]) {
+        if no_proxy_matches(&list, &host) {
+            return None;
+        }
+    }
+    match u.scheme() {
+        "https" => env_any(&["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]),
+        "http" => env_any(&["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]),
+        _ => None,
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `NO_PROXY` as curl reads it: comma-separated names, each matching the host itself and
+/// its subdomains (a leading dot is optional), a `:port` ignored, `*` matching everything.
+pub fn no_proxy_matches(list: &str, host: &str) -> bool {
+    list.split(',').map(str::trim).any(|e| {
+        if e == "*" {
+            return true;
+        }
+        let e = e.trim_start_matches("*.").trim_start_matches('.');
+        let e = match e.rsplit_once(':') {
+            Some((h, p)) if p.chars().all(|c| c.is_ascii_digit()) && !h.contains(':') => h,
+            _ => e,
+        };
+        let e = e.trim_matches(['[', ']']).to_ascii_lowercase();
+        !e.is_empty() && (host == e || host.ends_with(&format!(".{e}")))
+    })
+}
+
+/// An agent builder with the proxy for `url` and, for https, the shared TLS settings. A
+/// proxy URL ureq cannot use is reported once per call and left out.
+pub fn configure(mut b: ureq::AgentBuilder, url: &str) -> ureq::AgentBuilder {
+    if url.starts_with("https://") {
+        b = b.tls_config(tls_config());
+    }
+    if let Some(p) = proxy_for(url) {
+        match ureq::Proxy::new(&p) {
+            Ok(proxy) => b = b.proxy(proxy),
+            Err(e) => eprintln!(
+                "bash-agent: warning: ignoring proxy {}: {e}",
+                redact_userinfo(&p)
+            ),
+        }
+    }
+    b
+}
+
+/// A proxy URL without its password, for messages.
+pub fn redact_userinfo(p: &str) -> String {
+    match url::Url::parse(p) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => p.to_string(),
+    }
+}
+
+/// Whether a transport error is a certificate the roots do not trust (retrying cannot help;
+/// the user needs SSL_CERT_FILE).
+pub fn is_certificate_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(r) = err.downcast_ref::<rustls::Error>() {
+            return matches!(r, rustls::Error::InvalidCertificate(_));
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if let Some(inner) = io.get_ref() {
+                if let Some(rustls::Error::InvalidCertificate(_)) =
+                    inner.downcast_ref::<rustls::Error>()
+                {
+                    return true;
+                }
+            }
+        }
+        cur = err.source();
+    }
+    false
+}
+
+/// The message for a certificate error.
+pub fn certificate_hint(detail: &str) -> String {
+    format!(
+        "{detail}: the server's TLS certificate is not trusted. Behind a TLS-inspecting proxy, \
+         set SSL_CERT_FILE to a PEM file with your organisation's CA certificate (or \
+         SSL_CERT_DIR to a folder of them)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_proxy_lists() {
+        assert!(no_proxy_matches("example.com", "api.example.com"));
+        assert!(no_proxy_matches(" .openai.com ,x", "api.openai.com"));
+        assert!(no_proxy_matches("api.openai.com:443", "api.openai.com"));
+        assert!(no_proxy_matches("*", "anything"));
+        assert!(!no_proxy_matches("openai.com", "api.notopenai.com"));
+        assert!(!no_proxy_matches("", "a"));
+        assert!(is_loopback("127.0.0.1") && is_loopback("::1") && is_loopback("localhost"));
+        assert!(!is_loopback("10.0.0.1"));
+    }
+}
