@@ -35,4 +35,5 @@ mod shell_snapshot;
 mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
+mod trust;
 mod webfetch_e2e;
