@@ -33,7 +33,8 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
                 let v: Vec<Value> = servers
                     .iter()
                     .map(|s| {
-                        let mut v = json!({"name": s.name, "scope": s.scope.name(), "config": s.raw});
+                        let mut v =
+                            json!({"name": s.name, "scope": s.scope.name(), "config": s.raw});
                         if s.scope == Scope::Project && !trusted {
                             v["untrusted"] = Value::Bool(true);
                         }

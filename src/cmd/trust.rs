@@ -69,7 +69,10 @@ pub fn decide_for_run(ask: Ask) -> Result {
     }
     let trusted = match found.decision {
         Some(t) => t,
-        None if ask == Ask::Yes && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
+        None if ask == Ask::Yes
+            && std::io::stdin().is_terminal()
+            && std::io::stdout().is_terminal() =>
+        {
             question(&root, &effects)
         }
         None => false,
@@ -138,7 +141,11 @@ fn question(root: &Path, effects: &[String]) -> bool {
 pub fn cmd_trust(dir: Option<&Path>, untrust: bool, forget: bool, list: bool) -> Result {
     if list {
         for (p, t) in trust::entries() {
-            let gone = if p.exists() { "" } else { "\t(no longer exists)" };
+            let gone = if p.exists() {
+                ""
+            } else {
+                "\t(no longer exists)"
+            };
             println!(
                 "{}\t{}{gone}",
                 if t { "trusted" } else { "untrusted" },

@@ -20,9 +20,7 @@ pub fn settings_files(cwd: &Path) -> Vec<PathBuf> {
     let root = crate::settings::project_root(cwd);
     crate::settings::files(cwd)
         .into_iter()
-        .filter(|(src, p)| {
-            *src == Source::User || (trusted && trust::check_link(p, &root).is_ok())
-        })
+        .filter(|(src, p)| *src == Source::User || (trusted && trust::check_link(p, &root).is_ok()))
         .map(|(_, p)| p)
         .collect()
 }

@@ -122,68 +122,66 @@ pub fn parse_entry(
     let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
     let ex = |t: &str| expand(t).map_err(|e| format!("MCP server {name}: {e}"));
     let kind = s("type").unwrap_or_default();
-    let transport = if kind == "http"
-        || kind == "sse"
-        || (kind.is_empty() && obj.contains_key("url"))
-    {
-        let headers = match obj.get("headers") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Object(m)) => m
-                .iter()
-                .map(|(k, x)| Ok((k.clone(), ex(x.as_str().unwrap_or_default())?)))
-                .collect::<Result<_, String>>()?,
-            Some(_) => return Err(format!("MCP server {name}: `headers` must be an object")),
-        };
-        Transport::Http {
-            url: ex(&s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?)?,
-            headers,
-            legacy_sse: kind == "sse",
-        }
-    } else if kind.is_empty() || kind == "stdio" {
-        let command = s("command")
-            .filter(|c| !c.is_empty())
-            .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
-        let args = match obj.get("args") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|x| match x {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect(),
-            Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
-        };
-        let env = match obj.get("env") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Object(m)) => m
-                .iter()
-                .map(|(k, x)| {
-                    let v = match x {
+    let transport =
+        if kind == "http" || kind == "sse" || (kind.is_empty() && obj.contains_key("url")) {
+            let headers = match obj.get("headers") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(m)) => m
+                    .iter()
+                    .map(|(k, x)| Ok((k.clone(), ex(x.as_str().unwrap_or_default())?)))
+                    .collect::<Result<_, String>>()?,
+                Some(_) => return Err(format!("MCP server {name}: `headers` must be an object")),
+            };
+            Transport::Http {
+                url: ex(&s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?)?,
+                headers,
+                legacy_sse: kind == "sse",
+            }
+        } else if kind.is_empty() || kind == "stdio" {
+            let command = s("command")
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
+            let args = match obj.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|x| match x {
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
-                    };
-                    Ok((k.clone(), ex(&v)?))
-                })
-                .collect::<Result<_, String>>()?,
-            Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
-        };
-        let cwd = match s("cwd") {
-            Some(c) => {
-                let p = PathBuf::from(ex(&c)?);
-                Some(if p.is_absolute() { p } else { base.join(p) })
+                    })
+                    .collect(),
+                Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
+            };
+            let env = match obj.get("env") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(m)) => m
+                    .iter()
+                    .map(|(k, x)| {
+                        let v = match x {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        Ok((k.clone(), ex(&v)?))
+                    })
+                    .collect::<Result<_, String>>()?,
+                Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
+            };
+            let cwd = match s("cwd") {
+                Some(c) => {
+                    let p = PathBuf::from(ex(&c)?);
+                    Some(if p.is_absolute() { p } else { base.join(p) })
+                }
+                None => None,
+            };
+            Transport::Stdio {
+                command: ex(&command)?,
+                args: args.iter().map(|a| ex(a)).collect::<Result<_, String>>()?,
+                env,
+                cwd,
             }
-            None => None,
+        } else {
+            return Err(format!("MCP server {name}: unknown type {kind:?}"));
         };
-        Transport::Stdio {
-            command: ex(&command)?,
-            args: args.iter().map(|a| ex(a)).collect::<Result<_, String>>()?,
-            env,
-            cwd,
-        }
-    } else {
-        return Err(format!("MCP server {name}: unknown type {kind:?}"));
-    };
     Ok(ServerConfig {
         name: name.to_string(),
         scope,

@@ -285,7 +285,9 @@ pub fn narrow(lower: &BTreeMap<String, Entry>, layer: &mut Layer) -> Vec<String>
     }
     let low = |k: &str| lower.get(k).map(|e| &e.value);
     if let Some(p) = layer.values.remove("sandbox") {
-        let mut out = low("sandbox").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+        let mut out = low("sandbox")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new()));
         let cur = field(low("sandbox"), "mode")
             .and_then(Value::as_str)
             .unwrap_or("workspace-write");
@@ -329,13 +331,18 @@ pub fn narrow(lower: &BTreeMap<String, Entry>, layer: &mut Layer) -> Vec<String>
                 out[kind] = Value::Array(list);
             }
         }
-        if p.get("allow").is_some_and(|a| a.as_array().is_none_or(|a| !a.is_empty())) {
+        if p.get("allow")
+            .is_some_and(|a| a.as_array().is_none_or(|a| !a.is_empty()))
+        {
             ignored.push("permissions.allow".into());
         }
         layer.values.insert("permissions".into(), out);
     }
     let file = layer.path.display().to_string();
-    ignored.into_iter().map(|i| format!("{i} ({file})")).collect()
+    ignored
+        .into_iter()
+        .map(|i| format!("{i} ({file})"))
+        .collect()
 }
 
 #[cfg(test)]

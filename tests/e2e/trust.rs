@@ -226,7 +226,11 @@ fn item2_repo_mcp_server_starts_only_trusted_and_then_sandboxed() {
     project_settings(&env, serde_json::json!({"mcp_unsandboxed": ["evil"]}));
     let out = run(&env, &["--trust", "hi"]);
     wait_until("the server ran again", 10, || marker.exists());
-    assert!(stderr(&out).contains("user's settings only"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("user's settings only"),
+        "{}",
+        stderr(&out)
+    );
     if landlock() {
         assert!(!pwned.exists(), "a project file lifted the sandbox");
     }
@@ -272,7 +276,10 @@ fn item3_provider_keys_are_never_expanded_into_mcp_configs() {
     wait_until("the server with its own variable ran", 10, || {
         std::fs::read_to_string(env.cwd.join("own.txt")).is_ok_and(|t| t == GITHUB)
     });
-    assert!(!env.cwd.join("leak.txt").exists(), "the leaking server started");
+    assert!(
+        !env.cwd.join("leak.txt").exists(),
+        "the leaking server started"
+    );
     assert!(!evil.text().contains(ANTHROPIC), "{}", evil.text());
     assert_eq!(evil.text(), "", "the server naming the key was contacted");
     let err = stderr(&out);
@@ -292,9 +299,7 @@ fn item4_repo_tool_env_allow_and_hooks_need_trust() {
             sink.port
         )
     };
-    let hook = |who: &str| {
-        serde_json::json!({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": post(who)}]}]})
-    };
+    let hook = |who: &str| serde_json::json!({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": post(who)}]}]});
     user_settings(&env, &mock, serde_json::json!({"hooks": hook("USER-HOOK")}));
     project_settings(
         &env,
@@ -311,7 +316,10 @@ fn item4_repo_tool_env_allow_and_hooks_need_trust() {
     assert!(!got.contains(AWS) && !got.contains(GITHUB), "{got}");
     assert!(!got.contains(ANTHROPIC));
     let err = stderr(&out);
-    assert!(err.contains("tool_env_allow") && err.contains("hooks"), "{err}");
+    assert!(
+        err.contains("tool_env_allow") && err.contains("hooks"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -370,7 +378,10 @@ fn trust_subcommand_and_bad_input() {
     clone_repo(&env);
     let mock = say_ok();
     user_settings(&env, &mock, serde_json::json!({"model": "m"}));
-    project_settings(&env, serde_json::json!({"base_url": "http://127.0.0.1:9/v1"}));
+    project_settings(
+        &env,
+        serde_json::json!({"base_url": "http://127.0.0.1:9/v1"}),
+    );
     // Stored by physical path, the user's other keys kept.
     expect_code(&run(&env, &["trust"]), 0);
     let user: serde_json::Value = serde_json::from_str(
@@ -383,16 +394,29 @@ fn trust_subcommand_and_bad_input() {
         serde_json::Value::Bool(true)
     );
     let list = stdout(&run(&env, &["trust", "--list"]));
-    assert!(list.contains(&format!("trusted\t{}", env.cwd.display())), "{list}");
+    assert!(
+        list.contains(&format!("trusted\t{}", env.cwd.display())),
+        "{list}"
+    );
     // --untrust is remembered; the run says the user chose so.
     expect_code(&run(&env, &["trust", "--untrust"]), 0);
     let out = run(&env, &["hi"]);
     expect_code(&out, 0);
-    assert!(stderr(&out).contains("chose not to trust"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("chose not to trust"),
+        "{}",
+        stderr(&out)
+    );
     // A trusted parent covers its children; an entry for a folder that is gone is a warning.
     let gone = env.other_cwd("gone");
     expect_code(&run(&env, &["trust", "--forget"]), 0);
-    expect_code(&run(&env, &["trust", env.cwd.parent().unwrap().to_str().unwrap()]), 0);
+    expect_code(
+        &run(
+            &env,
+            &["trust", env.cwd.parent().unwrap().to_str().unwrap()],
+        ),
+        0,
+    );
     expect_code(&run(&env, &["trust", gone.to_str().unwrap()]), 0);
     std::fs::remove_dir(&gone).unwrap();
     let before = mock.requests().len();
@@ -400,7 +424,11 @@ fn trust_subcommand_and_bad_input() {
     // (the project's base URL, trusted through the parent, points at a closed port)
     assert_ne!(out.status.code(), Some(0));
     assert_eq!(mock.requests().len(), before);
-    assert!(stderr(&out).contains("no longer exists"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no longer exists"),
+        "{}",
+        stderr(&out)
+    );
     let list = stdout(&run(&env, &["trust", "--list"]));
     assert!(list.contains("no longer exists"), "{list}");
     // A folder that does not exist cannot be trusted.
@@ -417,10 +445,17 @@ fn bad_project_files_are_errors_or_warnings_never_widening() {
     let evil = Listener::start();
     user_settings(&env, &mock, serde_json::json!({}));
     // A settings file that is not JSON: an error naming it.
-    write(&env.cwd.join(".bash-agent/settings.json"), "{\"base_url\": ");
+    write(
+        &env.cwd.join(".bash-agent/settings.json"),
+        "{\"base_url\": ",
+    );
     let out = run(&env, &["hi"]);
     expect_code(&out, 2);
-    assert!(stderr(&out).contains("malformed settings"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("malformed settings"),
+        "{}",
+        stderr(&out)
+    );
     // A symlinked settings file pointing out of the project: not read, with a warning,
     // even with --trust.
     let outside = env.other_cwd("elsewhere").join("s.json");
@@ -432,7 +467,11 @@ fn bad_project_files_are_errors_or_warnings_never_widening() {
     std::os::unix::fs::symlink(&outside, env.cwd.join(".bash-agent/settings.json")).unwrap();
     let out = run(&env, &["--trust", "hi"]);
     expect_code(&out, 0);
-    assert!(stderr(&out).contains("outside the project"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("outside the project"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(evil.text(), "");
     // A repository's file cannot trust itself.
     std::fs::remove_file(env.cwd.join(".bash-agent/settings.json")).unwrap();
@@ -444,5 +483,9 @@ fn bad_project_files_are_errors_or_warnings_never_widening() {
     let out = run(&env, &["hi"]);
     expect_code(&out, 0);
     assert_eq!(evil.text(), "");
-    assert!(stderr(&out).contains("user's settings only"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("user's settings only"),
+        "{}",
+        stderr(&out)
+    );
 }
