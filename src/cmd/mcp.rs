@@ -82,6 +82,9 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
                 "{}",
                 serde_json::to_string_pretty(&s.raw).unwrap_or_default()
             );
+            // The probe starts the server as a run would: under the run's sandbox.
+            let cfg = crate::config::resolve(o, false)?;
+            crate::sandbox::configure(cfg.sandbox.clone(), None);
             let probe = crate::mcp::probe(s, &cwd);
             match probe {
                 Ok(tools) => {

@@ -431,6 +431,23 @@ fn trust_subcommand_and_bad_input() {
     );
     let list = stdout(&run(&env, &["trust", "--list"]));
     assert!(list.contains("no longer exists"), "{list}");
+    // The nearest entry decides: "no" below a trusted parent.
+    expect_code(&run(&env, &["trust", "--untrust"]), 0);
+    let out = run(&env, &["hi"]);
+    expect_code(&out, 0);
+    assert_eq!(mock.requests().len(), before + 1);
+    assert!(
+        stderr(&out).contains("chose not to trust"),
+        "{}",
+        stderr(&out)
+    );
+    // `config` says which and why.
+    let text = stdout(&run(&env, &["config"]));
+    assert!(
+        text.contains("trust           not trusted  (user settings trusted_folders"),
+        "{text}"
+    );
+    assert!(text.contains("ignored: base_url"), "{text}");
     // A folder that does not exist cannot be trusted.
     let out = run(&env, &["trust", "/no/such/folder/here"]);
     expect_code(&out, 2);
