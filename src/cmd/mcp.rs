@@ -62,8 +62,18 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
             Ok(())
         }
         McpCmd::Get { name } => {
-            let (servers, _) = config::load(&cwd);
+            // The probe starts the server as a run would: under the run's sandbox, and with
+            // the run's key known (never expanded into the entry).
+            let cfg = crate::config::resolve(o, false)?;
+            crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
+            crate::sandbox::configure(cfg.sandbox.clone(), None);
+            let (servers, warnings) = config::load(&cwd);
             let Some(s) = servers.iter().find(|s| &s.name == name) else {
+                // An entry that could not be read (a provider key it names, say) says why.
+                let own = format!("MCP server {name}: ");
+                if let Some(w) = warnings.iter().find(|w| w.starts_with(&own)) {
+                    return Err(Error::usage(w.clone()));
+                }
                 let (all, _) = config::load_with(&cwd, true);
                 if all.iter().any(|s| &s.name == name) {
                     return Err(Error::usage(format!(
@@ -82,9 +92,6 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
                 "{}",
                 serde_json::to_string_pretty(&s.raw).unwrap_or_default()
             );
-            // The probe starts the server as a run would: under the run's sandbox.
-            let cfg = crate::config::resolve(o, false)?;
-            crate::sandbox::configure(cfg.sandbox.clone(), None);
             let probe = crate::mcp::probe(s, &cwd);
             match probe {
                 Ok(tools) => {

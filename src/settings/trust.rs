@@ -212,18 +212,20 @@ pub fn store(dir: &Path, decision: Option<bool>) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// A project file that is a symlink to a file outside the project is not read (a
-/// repository's file cannot bring in one from elsewhere on the disk); the error says so.
+/// A project file that resolves outside the project (itself a symlink, or in a symlinked
+/// `.bash-agent` folder) is not read: a repository's file cannot bring in one from
+/// elsewhere on the disk. The error says so.
 pub fn check_link(path: &Path, root: &Path) -> Result<(), String> {
-    if !path.is_symlink() {
-        return Ok(());
-    }
-    let target = std::fs::canonicalize(path).map_err(|e| {
-        format!(
-            "{}: a symlink that cannot be followed ({e}); ignored",
-            path.display()
-        )
-    })?;
+    let target = match std::fs::canonicalize(path) {
+        Ok(t) => t,
+        Err(_) if !path.is_symlink() => return Ok(()), // no such file: nothing to read
+        Err(e) => {
+            return Err(format!(
+                "{}: a symlink that cannot be followed ({e}); ignored",
+                path.display()
+            ))
+        }
+    };
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if target.starts_with(&root) {
         Ok(())
