@@ -506,3 +506,50 @@ fn bad_project_files_are_errors_or_warnings_never_widening() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_sub_agent_inherits_the_decision_and_never_repeats_the_note() {
+    let env = Env::new();
+    clone_repo(&env);
+    let script = serde_json::json!([
+        {"when": "SPAWN-PARENT", "tool_calls": [
+            {"name": "SubAgent", "id": "s1", "input": {"prompt": "CHILD-JOB", "description": "child"}}]},
+        {"when": "CHILD-JOB", "tool_calls": [
+            {"name": "Bash", "id": "b1", "input": {"command": "echo child"}}]},
+        {"when": "CHILD-JOB", "text": "child done", "repeat": true},
+        {"text": "parent noted", "repeat": true}
+    ]);
+    let mock = Mock::start(&script.to_string());
+    user_settings(&env, &mock, serde_json::json!({}));
+    project_settings(
+        &env,
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "cat >> hook-log; echo >> hook-log"}]}]}}),
+    );
+    let log = env.cwd.join("hook-log");
+    // Untrusted: no hook in the parent or the child, one note.
+    let out = run(&env, &["SPAWN-PARENT"]);
+    expect_code(&out, 0);
+    assert!(
+        mock.requests()
+            .iter()
+            .any(|r| r["body"].to_string().contains("CHILD-JOB")),
+        "the sub-agent never ran"
+    );
+    assert!(!log.exists(), "a project hook ran");
+    assert_eq!(
+        stderr(&out).matches("not a trusted folder").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    // --trust for the parent's run holds in its sub-agent too (a fresh script).
+    let mock = Mock::start(&script.to_string());
+    user_settings(&env, &mock, serde_json::json!({}));
+    let out = run(&env, &["--trust", "SPAWN-PARENT"]);
+    expect_code(&out, 0);
+    // The project's hook ran in the sub-agent (only it runs Bash).
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(text.contains("echo child"), "{text}\n{}", stderr(&out));
+    assert!(!stderr(&out).contains("trusted folder"), "{}", stderr(&out));
+}
