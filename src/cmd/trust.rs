@@ -52,6 +52,15 @@ pub fn decide_for_run(ask: Ask) -> Result {
         return Ok(());
     }
     let cwd = crate::session::paths::physical_cwd().map_err(Error::runtime)?;
+    // The common case, a folder without project files, costs three failed stats.
+    let mut project = crate::settings::files(&cwd)
+        .into_iter()
+        .skip(1)
+        .map(|(_, p)| p)
+        .chain([Scope::Project.path(&cwd)]);
+    if !project.any(|p| p.symlink_metadata().is_ok()) {
+        return Ok(());
+    }
     let root = trust::root_of(&cwd);
     let found = trust::lookup(&root);
     let effects = untrusted_effects(&cwd)?;
@@ -59,6 +68,12 @@ pub fn decide_for_run(ask: Ask) -> Result {
         return Ok(());
     }
     if ask != Ask::Silent {
+        for p in &found.relative {
+            eprintln!(
+                "bash-agent: warning: trusted_folders names {}, which is not an absolute path; ignored",
+                p.display()
+            );
+        }
         for p in &found.stale {
             eprintln!(
                 "bash-agent: warning: trusted_folders names {}, which no longer exists (a folder created there later would inherit it); remove it with: bash-agent trust --forget {}",

@@ -96,6 +96,8 @@ pub struct Lookup {
     /// Entries whose folder no longer exists (a repository cloned there later would
     /// inherit the decision: they are reported, not silently kept).
     pub stale: Vec<PathBuf>,
+    /// Entries that are not absolute paths (never match; reported).
+    pub relative: Vec<PathBuf>,
 }
 
 fn user_file() -> PathBuf {
@@ -137,6 +139,7 @@ pub fn lookup(root: &Path) -> Lookup {
     let mut best: Option<(usize, PathBuf, bool)> = None;
     for (p, t) in entries() {
         if !p.is_absolute() {
+            out.relative.push(p);
             continue;
         }
         if !p.exists() {
