@@ -67,6 +67,7 @@ pub const SUBCOMMAND_NAMES: &[&str] = &[
     "init",
     "sessions",
     "mcp",
+    "trust",
     "tool",
     "mock-server",
 ];
@@ -211,6 +212,13 @@ pub struct Opts {
     /// Print answers as raw text, not rendered markdown (the default on a colour terminal).
     #[arg(long, global = true)]
     pub no_markdown: bool,
+    /// Trust this folder's project files for this run (.bash-agent/settings.json, .mcp.json:
+    /// docs/sandbox.md, "Trust"); `bash-agent trust` stores the decision.
+    #[arg(long, global = true)]
+    pub trust: bool,
+    /// (internal) the trust question was settled by the parent run: never ask.
+    #[arg(long, hide = true)]
+    pub trust_settled: bool,
 
     /// (internal) run as a sub-agent reporting to this notify.fifo.
     #[arg(long, hide = true, value_name = "PATH")]
@@ -303,6 +311,21 @@ pub enum Command {
     Mcp {
         #[command(subcommand)]
         action: McpCmd,
+    },
+    /// Trust a folder's project files (default: this project), or --untrust / --forget it,
+    /// or --list the decisions (docs/sandbox.md, "Trust").
+    Trust {
+        /// The folder (default: the project root of the current directory).
+        dir: Option<std::path::PathBuf>,
+        /// Store "not trusted": never ask, ignore what widens.
+        #[arg(long, conflicts_with_all = ["forget", "list"])]
+        untrust: bool,
+        /// Remove the stored decision (runs there decide again).
+        #[arg(long, conflicts_with = "list")]
+        forget: bool,
+        /// Every stored decision.
+        #[arg(long)]
+        list: bool,
     },
     /// (internal) run one tool directly: `bash-agent tool Grep '{"pattern":"x"}'` (benchmarks, debugging).
     #[command(hide = true)]

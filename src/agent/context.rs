@@ -155,6 +155,13 @@ pub fn child_args(cfg: &Config) -> Vec<String> {
         a.push(s.clone());
     }
     a.extend(cfg.sandbox.child_args());
+    // The trust decision travels too: a child never asks again, and a folder trusted for
+    // this run only stays trusted in it.
+    match crate::session::paths::physical_cwd() {
+        Ok(cwd) if crate::settings::trust::is_trusted(&cwd) => a.push("--trust".into()),
+        _ => {}
+    }
+    a.push("--trust-settled".into());
     a
 }
 

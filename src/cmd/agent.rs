@@ -108,6 +108,14 @@ pub fn quoting_hint(args: &[String], bad: &str) -> Option<String> {
 fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let (mode, first) = pick_mode(cli)?;
     let o = sub_api_key(&cli.opts);
+    // Whether this folder's project files count, settled before any of them is read.
+    let ask = match mode {
+        Mode::SubAgent => crate::cmd::trust::Ask::Silent,
+        _ if o.trust_settled => crate::cmd::trust::Ask::Silent,
+        Mode::Interactive => crate::cmd::trust::Ask::Yes,
+        _ => crate::cmd::trust::Ask::No,
+    };
+    crate::cmd::trust::decide_for_run(ask)?;
     // The settings files, read once for the whole start-up.
     let settings = crate::settings::load_here()?;
     let cfg = config::resolve_with(&o, true, &settings)?;

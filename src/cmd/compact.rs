@@ -10,9 +10,14 @@ use crate::session::events::EventLog;
 
 /// `bash-agent compact [--session NAME]`: compact the chosen session now.
 pub fn cmd_compact(o: &Opts) -> Result {
+    // The folder's trust first: an untrusted project's hooks do not run (said on stderr).
+    crate::cmd::trust::decide_for_run(crate::cmd::trust::Ask::No)?;
     let cfg = config::resolve(o, true)?;
+    crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
     let (opened, events) = open_session(o, None)?;
     let session = opened.session;
+    // Hooks (PreCompact) run under the same sandbox as in a run.
+    crate::sandbox::configure(cfg.sandbox.clone(), Some(&session.dir));
     let cwd = crate::session::paths::physical_cwd()?;
     let rec = Recorder::new(session.clone(), events.clone(), &cfg);
     let mut ctx = AgentCtx::new(session.clone(), cfg, cwd, rec);

@@ -63,6 +63,7 @@ pub fn cmd_config(o: &Opts) -> Result {
         row(key, v);
     }
     let (key_set, key_src) = api_key_source(o, &s, provider, !p.api_key.is_empty());
+    let (trust_value, trust_src) = trust_row();
     let path_of = |key: &str| {
         s.entries
             .get(key)
@@ -87,6 +88,10 @@ pub fn cmd_config(o: &Opts) -> Result {
         let files: Vec<String> = s.files.iter().map(|f| f.display().to_string()).collect();
         m.insert("files".into(), files.into());
         m.insert("warnings".into(), s.warnings.clone().into());
+        m.insert(
+            "trust".into(),
+            json!({"value": trust_value, "source": trust_src, "ignored": s.ignored}),
+        );
         println!("{}", Value::Object(m));
         return Ok(());
     }
@@ -108,7 +113,30 @@ pub fn cmd_config(o: &Opts) -> Result {
         "api_key",
         if key_set { "(set)" } else { "(not set)" }
     );
+    println!("{:<15} {trust_value}  ({trust_src})", "trust");
+    for i in &s.ignored {
+        println!("{:<15} ignored: {i}", "");
+    }
     Ok(())
+}
+
+/// Whether this folder's project files count (docs/sandbox.md, "Trust"), and why.
+fn trust_row() -> (&'static str, String) {
+    use crate::settings::trust;
+    if trust::flag() {
+        return ("trusted", "flag --trust".into());
+    }
+    let Ok(cwd) = crate::session::paths::physical_cwd() else {
+        return ("not trusted", "default".into());
+    };
+    let found = trust::lookup(&trust::root_of(&cwd));
+    match (found.decision, found.entry) {
+        (Some(t), Some(e)) => (
+            if t { "trusted" } else { "not trusted" },
+            format!("user settings trusted_folders {}", e.display()),
+        ),
+        _ => ("not trusted", "default".into()),
+    }
 }
 
 /// Where the key comes from, without reading it out.

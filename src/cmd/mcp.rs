@@ -23,31 +23,65 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
     let cwd = crate::session::paths::physical_cwd().map_err(Error::runtime)?;
     match action {
         McpCmd::List => {
-            let (servers, warnings) = config::load(&cwd);
+            // An untrusted folder's servers are listed, marked: they would not start.
+            let trusted = crate::settings::trust::is_trusted(&cwd);
+            let (servers, warnings) = config::load_with(&cwd, true);
             for w in warnings {
                 eprintln!("warning: {w}");
             }
             if o.json {
                 let v: Vec<Value> = servers
                     .iter()
-                    .map(|s| json!({"name": s.name, "scope": s.scope.name(), "config": s.raw}))
+                    .map(|s| {
+                        let mut v =
+                            json!({"name": s.name, "scope": s.scope.name(), "config": s.raw});
+                        if s.scope == Scope::Project && !trusted {
+                            v["untrusted"] = Value::Bool(true);
+                        }
+                        v
+                    })
                     .collect();
                 println!("{}", Value::Array(v));
             } else if servers.is_empty() {
                 println!("No MCP servers configured (add one with: bash-agent mcp add NAME -- COMMAND ...)");
             } else {
                 for s in &servers {
-                    println!("{}\t{}\t{}", s.name, s.scope.name(), describe(&s.transport));
+                    let mark = if s.scope == Scope::Project && !trusted {
+                        "\t(folder not trusted: not started; bash-agent trust)"
+                    } else {
+                        ""
+                    };
+                    println!(
+                        "{}\t{}\t{}{mark}",
+                        s.name,
+                        s.scope.name(),
+                        describe(&s.transport)
+                    );
                 }
             }
             Ok(())
         }
         McpCmd::Get { name } => {
-            let (servers, _) = config::load(&cwd);
-            let s = servers
-                .iter()
-                .find(|s| &s.name == name)
-                .ok_or_else(|| Error::usage(format!("no MCP server named {name}")))?;
+            // The probe starts the server as a run would: under the run's sandbox, and with
+            // the run's key known (never expanded into the entry).
+            let cfg = crate::config::resolve(o, false)?;
+            crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
+            crate::sandbox::configure(cfg.sandbox.clone(), None);
+            let (servers, warnings) = config::load(&cwd);
+            let Some(s) = servers.iter().find(|s| &s.name == name) else {
+                // An entry that could not be read (a provider key it names, say) says why.
+                let own = format!("MCP server {name}: ");
+                if let Some(w) = warnings.iter().find(|w| w.starts_with(&own)) {
+                    return Err(Error::usage(w.clone()));
+                }
+                let (all, _) = config::load_with(&cwd, true);
+                if all.iter().any(|s| &s.name == name) {
+                    return Err(Error::usage(format!(
+                        "MCP server {name} is in the project's .mcp.json and this folder is not trusted, so it is not started (bash-agent trust, or --trust for one run)"
+                    )));
+                }
+                return Err(Error::usage(format!("no MCP server named {name}")));
+            };
             println!(
                 "{} ({} scope, {})",
                 s.name,

@@ -16,6 +16,7 @@ pub mod rewind;
 pub mod search;
 pub mod sessions;
 pub mod tool;
+pub mod trust;
 pub mod undo;
 pub mod usage;
 
@@ -25,6 +26,9 @@ use crate::error::Result;
 /// Run what the command line asks for.
 pub fn dispatch(cli: &Cli) -> Result {
     let o = &cli.opts;
+    if o.trust {
+        crate::settings::trust::set_flag();
+    }
     let prints_only = o.print_replay_awk
         || o.render
         || o.list_sessions
@@ -75,6 +79,12 @@ pub fn dispatch(cli: &Cli) -> Result {
             } => search::cmd_search(o, words, *all_projects),
             Command::Sessions { action } => sessions::cmd_sessions(o, action),
             Command::Mcp { action } => mcp::cmd_mcp(o, action),
+            Command::Trust {
+                dir,
+                untrust,
+                forget,
+                list,
+            } => trust::cmd_trust(dir.as_deref(), *untrust, *forget, *list),
         };
     }
     if o.send.is_some() || o.inject.is_some() {

@@ -11,10 +11,16 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The settings files read, user first: the same three files as every other setting (user,
 /// the project's `.bash-agent/settings.json`, its `settings.local.json`); the hooks of all
-/// of them run, as in Claude Code.
+/// of them run, as in Claude Code. The project's two only in a trusted folder (a hook is a
+/// program the repository would start: docs/sandbox.md, "Trust"), and not through a symlink
+/// out of the project.
 pub fn settings_files(cwd: &Path) -> Vec<PathBuf> {
+    use crate::settings::{trust, Source};
+    let trusted = trust::is_trusted(cwd);
+    let root = crate::settings::project_root(cwd);
     crate::settings::files(cwd)
         .into_iter()
+        .filter(|(src, p)| *src == Source::User || (trusted && trust::check_link(p, &root).is_ok()))
         .map(|(_, p)| p)
         .collect()
 }

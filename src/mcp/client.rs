@@ -70,6 +70,9 @@ pub struct Spawn<'a> {
     /// The whole environment of the child (already scrubbed, plus the entry's own `env`).
     pub env: Vec<(String, String)>,
     pub cwd: &'a std::path::Path,
+    /// Confine the server like the model's commands, with this workspace (None: the
+    /// user's settings took it out of the sandbox by name, `mcp_unsandboxed`).
+    pub sandbox: Option<&'a std::path::Path>,
 }
 
 impl Client {
@@ -84,9 +87,16 @@ impl Client {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start `{}`: {e}", sp.command))?;
+        let guard = match sp.sandbox {
+            Some(ws) => Some(
+                crate::sandbox::confine_kernel(&mut cmd, ws)
+                    .map_err(|e| format!("cannot apply the sandbox: {e}"))?,
+            ),
+            None => None,
+        };
+        let spawned = cmd.spawn();
+        drop(guard);
+        let mut child = spawned.map_err(|e| format!("cannot start `{}`: {e}", sp.command))?;
         let pgid = child.id() as i32;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())

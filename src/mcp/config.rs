@@ -120,70 +120,68 @@ pub fn parse_entry(
         .as_object()
         .ok_or_else(|| format!("MCP server {name}: the entry must be an object"))?;
     let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
+    let ex = |t: &str| expand(t).map_err(|e| format!("MCP server {name}: {e}"));
     let kind = s("type").unwrap_or_default();
-    let transport = if kind == "http"
-        || kind == "sse"
-        || (kind.is_empty() && obj.contains_key("url"))
-    {
-        let headers = match obj.get("headers") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Object(m)) => m
-                .iter()
-                .map(|(k, x)| (k.clone(), expand(x.as_str().unwrap_or_default())))
-                .collect(),
-            Some(_) => return Err(format!("MCP server {name}: `headers` must be an object")),
-        };
-        Transport::Http {
-            url: expand(&s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?),
-            headers,
-            legacy_sse: kind == "sse",
-        }
-    } else if kind.is_empty() || kind == "stdio" {
-        let command = s("command")
-            .filter(|c| !c.is_empty())
-            .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
-        let args = match obj.get("args") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|x| match x {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect(),
-            Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
-        };
-        let env = match obj.get("env") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Object(m)) => m
-                .iter()
-                .map(|(k, x)| {
-                    let v = match x {
+    let transport =
+        if kind == "http" || kind == "sse" || (kind.is_empty() && obj.contains_key("url")) {
+            let headers = match obj.get("headers") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(m)) => m
+                    .iter()
+                    .map(|(k, x)| Ok((k.clone(), ex(x.as_str().unwrap_or_default())?)))
+                    .collect::<Result<_, String>>()?,
+                Some(_) => return Err(format!("MCP server {name}: `headers` must be an object")),
+            };
+            Transport::Http {
+                url: ex(&s("url").ok_or_else(|| format!("MCP server {name}: `url` is missing"))?)?,
+                headers,
+                legacy_sse: kind == "sse",
+            }
+        } else if kind.is_empty() || kind == "stdio" {
+            let command = s("command")
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| format!("MCP server {name}: `command` is missing"))?;
+            let args = match obj.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|x| match x {
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
-                    };
-                    (k.clone(), expand(&v))
-                })
-                .collect(),
-            Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
-        };
-        let cwd = s("cwd").map(|c| {
-            let p = PathBuf::from(expand(&c));
-            if p.is_absolute() {
-                p
-            } else {
-                base.join(p)
+                    })
+                    .collect(),
+                Some(_) => return Err(format!("MCP server {name}: `args` must be an array")),
+            };
+            let env = match obj.get("env") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(m)) => m
+                    .iter()
+                    .map(|(k, x)| {
+                        let v = match x {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        Ok((k.clone(), ex(&v)?))
+                    })
+                    .collect::<Result<_, String>>()?,
+                Some(_) => return Err(format!("MCP server {name}: `env` must be an object")),
+            };
+            let cwd = match s("cwd") {
+                Some(c) => {
+                    let p = PathBuf::from(ex(&c)?);
+                    Some(if p.is_absolute() { p } else { base.join(p) })
+                }
+                None => None,
+            };
+            Transport::Stdio {
+                command: ex(&command)?,
+                args: args.iter().map(|a| ex(a)).collect::<Result<_, String>>()?,
+                env,
+                cwd,
             }
-        });
-        Transport::Stdio {
-            command: expand(&command),
-            args: args.iter().map(|a| expand(a)).collect(),
-            env,
-            cwd,
-        }
-    } else {
-        return Err(format!("MCP server {name}: unknown type {kind:?}"));
-    };
+        } else {
+            return Err(format!("MCP server {name}: unknown type {kind:?}"));
+        };
     Ok(ServerConfig {
         name: name.to_string(),
         scope,
@@ -193,8 +191,11 @@ pub fn parse_entry(
 }
 
 /// `${VAR}` and `${VAR:-default}` from our environment, as Claude Code expands them in
-/// `.mcp.json` (so a shared file can name a key without containing it).
-pub fn expand(s: &str) -> String {
+/// `.mcp.json` (so a shared file can name a key without containing it). A provider key is
+/// never expanded, whoever's file names it: a server names the variable it may read, and
+/// the agent's own key is not among them (it would land in the server's environment, in its
+/// argv for every local user to read in /proc, or in a header sent to the server's URL).
+pub fn expand(s: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find("${") {
@@ -208,7 +209,14 @@ pub fn expand(s: &str) -> String {
                     None => (inner, None),
                 };
                 match std::env::var(var) {
-                    Ok(v) if !v.is_empty() => out.push_str(&v),
+                    Ok(v) if !v.is_empty() => {
+                        if crate::sandbox::env::is_provider_key(var, &v) {
+                            return Err(format!(
+                                "${{{var}}} names a provider key, which is never given to an MCP server (give the server its own variable: docs/mcp.md)"
+                            ));
+                        }
+                        out.push_str(&v)
+                    }
                     _ => out.push_str(default.unwrap_or("")),
                 }
                 rest = &after[j + 1..];
@@ -220,16 +228,35 @@ pub fn expand(s: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    Ok(out)
 }
 
-/// Every configured server (user first, then project; a project entry replaces a user
-/// entry of the same name), plus a warning for each entry or file that could not be read.
+/// Every server this run may start (user first, then project; a project entry replaces a
+/// user entry of the same name), plus a warning for each entry or file that could not be
+/// read. The project's `.mcp.json` counts only in a trusted folder (docs/sandbox.md,
+/// "Trust"); the note about an untrusted one is the trust decision's, not a warning here.
 pub fn load(cwd: &Path) -> (Vec<ServerConfig>, Vec<String>) {
+    load_with(cwd, crate::settings::trust::is_trusted(cwd))
+}
+
+/// [`load`] with the trust decision given (`mcp list` shows an untrusted folder's servers).
+pub fn load_with(cwd: &Path, trusted: bool) -> (Vec<ServerConfig>, Vec<String>) {
     let mut servers: Vec<ServerConfig> = Vec::new();
     let mut warnings = Vec::new();
-    for scope in [Scope::User, Scope::Project] {
+    let scopes: &[Scope] = if trusted {
+        &[Scope::User, Scope::Project]
+    } else {
+        &[Scope::User]
+    };
+    for &scope in scopes {
         let path = scope.path(cwd);
+        if scope == Scope::Project {
+            let root = crate::settings::project_root(cwd);
+            if let Err(w) = crate::settings::trust::check_link(&path, &root) {
+                warnings.push(w);
+                continue;
+            }
+        }
         match read_servers(&path) {
             Ok(m) => {
                 for (name, v) in &m {
@@ -350,8 +377,8 @@ mod tests {
 
     #[test]
     fn variables_expand_with_defaults() {
-        assert_eq!(expand("a${BASH_AGENT_NO_SUCH_VAR:-d}b"), "adb");
-        assert_eq!(expand("${BASH_AGENT_NO_SUCH_VAR}"), "");
-        assert_eq!(expand("plain ${unclosed"), "plain ${unclosed");
+        assert_eq!(expand("a${BASH_AGENT_NO_SUCH_VAR:-d}b").unwrap(), "adb");
+        assert_eq!(expand("${BASH_AGENT_NO_SUCH_VAR}").unwrap(), "");
+        assert_eq!(expand("plain ${unclosed").unwrap(), "plain ${unclosed");
     }
 }

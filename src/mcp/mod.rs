@@ -153,6 +153,14 @@ fn list_tools(c: &Conn, server: &str, timeout: Duration) -> Result<Vec<McpTool>,
     Ok(out)
 }
 
+/// Is the server named in the user's own `mcp_unsandboxed` list? Read from the user's
+/// settings file only: a repository cannot take its own server out of the sandbox.
+fn unsandboxed(name: &str) -> bool {
+    crate::settings::trust::user_value("mcp_unsandboxed")
+        .and_then(|v| v.as_array().cloned())
+        .is_some_and(|a| a.iter().any(|n| n.as_str() == Some(name)))
+}
+
 fn start_one(
     cfg: &ServerConfig,
     cwd: &Path,
@@ -186,6 +194,7 @@ fn start_one(
                 args,
                 env: full_env,
                 cwd: own_cwd.as_deref().unwrap_or(cwd),
+                sandbox: (!unsandboxed(&cfg.name)).then_some(cwd),
             };
             Conn::Stdio(Client::start(&sp, timeout, &Cancel::new())?)
         }

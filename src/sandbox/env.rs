@@ -64,6 +64,19 @@ pub fn is_secret_name(name: &str) -> bool {
         || n.contains("CREDENTIAL")
 }
 
+/// Is `name` (holding `value`) a provider key: one of the provider variables, the internal
+/// one, or any variable whose value is a registered secret (the run's key, whichever
+/// variable `api_key_env` named)? Such a value never goes into an extension's
+/// configuration (MCP `${VAR}` expansion).
+pub fn is_provider_key(name: &str, value: &str) -> bool {
+    KEY_VARS.contains(&name)
+        || SECRETS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .any(|s| value.contains(s.as_str()))
+}
+
 /// Names allowed by the settings (`tool_env_allow`), set once at start-up.
 static SETTINGS_ALLOW: Mutex<Vec<String>> = Mutex::new(Vec::new());
 

@@ -160,6 +160,12 @@ const DEVICES: [&str; 4] = ["/dev/null", "/dev/tty", "/dev/pts", "/dev/zero"];
 /// value alive until `spawn` returned.
 pub fn confine(cmd: &mut std::process::Command, cwd: &Path) -> std::io::Result<Prepared> {
     env::apply(cmd);
+    confine_kernel(cmd, cwd)
+}
+
+/// The Landlock half of [`confine`], for a caller that builds the child's environment
+/// itself from [`env::tool_env`] (an MCP server adds its entry's own variables).
+pub fn confine_kernel(cmd: &mut std::process::Command, cwd: &Path) -> std::io::Result<Prepared> {
     let s = settings();
     if s.mode == Mode::Off && !s.no_network {
         return Ok(Prepared::none());

@@ -69,9 +69,12 @@ fn check(key: &str, v: &Value) -> Option<String> {
     let ok = match key {
         "max_context" | "max_tokens" => v.is_u64() || v.is_string(),
         "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => v.is_object(),
-        "tool_env_allow" | "allowed_imports" => {
+        "tool_env_allow" | "mcp_unsandboxed" | "allowed_imports" => {
             v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
         }
+        "trusted_folders" => v
+            .as_object()
+            .is_some_and(|m| m.values().all(Value::is_boolean)),
         "vision" => v.is_boolean() || v.as_str().is_some_and(|s| s == "on" || s == "off"),
         _ => v.is_string(),
     };
@@ -79,7 +82,8 @@ fn check(key: &str, v: &Value) -> Option<String> {
         match key {
             "max_context" | "max_tokens" => "expected a number or a string like \"200k\"",
             "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => "expected an object",
-            "tool_env_allow" | "allowed_imports" => "expected an array of strings",
+            "tool_env_allow" | "mcp_unsandboxed" | "allowed_imports" => "expected an array of strings",
+            "trusted_folders" => "expected an object of folder paths to true or false",
             "vision" => "expected true, false, \"on\" or \"off\"",
             _ => "expected a string",
         }

@@ -6,6 +6,7 @@
 //! resolution path; [`report`] says where each effective value came from.
 pub mod load;
 pub mod merge;
+pub mod trust;
 
 pub use load::{load_file, Layer};
 pub use merge::{merge, Entry, Source};
@@ -42,6 +43,8 @@ pub const KEYS: &[&str] = &[
     "vision",
     // Read by agent::prompt::imports, from the user's own file only.
     "allowed_imports",
+    "trusted_folders",
+    "mcp_unsandboxed",
 ];
 
 /// The settings of one run: the merged entries and the warnings the files gave.
@@ -51,6 +54,9 @@ pub struct Settings {
     pub warnings: Vec<String>,
     /// The files read, in precedence order (lowest first).
     pub files: Vec<PathBuf>,
+    /// What the project files of an untrusted folder asked for and did not get
+    /// (`key (file)`), for the one note on stderr ([`trust`]).
+    pub ignored: Vec<String>,
 }
 
 impl Settings {
@@ -157,11 +163,30 @@ pub fn files(cwd: &Path) -> [(Source, PathBuf); 3] {
 
 /// Read and merge the settings files for `cwd`. A malformed file is a usage error naming the
 /// file, line and column.
+///
+/// The project's two files are input from the repository: a symlink out of the project is
+/// not read (a warning), the user-only keys are dropped, and in a folder that is not
+/// trusted only what narrows the layers below applies ([`trust::narrow`]).
 pub fn load(cwd: &Path) -> Result<Settings, Error> {
     let mut layers = Vec::new();
     let mut s = Settings::default();
+    let root = project_root(cwd);
+    let trusted = trust::is_trusted(cwd);
     for (src, path) in files(cwd) {
-        if let Some(layer) = load_file(&path, src).map_err(Error::Usage)? {
+        if src != Source::User {
+            if let Err(w) = trust::check_link(&path, &root) {
+                s.warnings.push(w);
+                continue;
+            }
+        }
+        if let Some(mut layer) = load_file(&path, src.clone()).map_err(Error::Usage)? {
+            if src != Source::User {
+                trust::strip_user_only(&mut layer);
+                if !trusted {
+                    let lower = merge(&layers);
+                    s.ignored.extend(trust::narrow(&lower, &mut layer));
+                }
+            }
             s.warnings.extend(layer.warnings.iter().cloned());
             s.files.push(path);
             layers.push(layer);

@@ -23,6 +23,7 @@ fn settings(env: &Env, hooks: Value) {
         json!({ "hooks": hooks }).to_string(),
     )
     .unwrap();
+    env.trust_project();
 }
 
 fn logged(env: &Env, file: &str) -> Vec<Value> {

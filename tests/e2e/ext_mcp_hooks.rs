@@ -56,6 +56,7 @@ fn a_tool_of_each_real_server_in_one_scripted_turn() {
         return;
     };
     let env = Env::new();
+    env.trust_project();
     std::fs::create_dir_all(env.cwd.join("data")).unwrap();
     std::fs::write(
         env.cwd.join("data/note.txt"),
@@ -210,6 +211,7 @@ fn streamable_http_transport_against_server_everything() {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     });
     let env = Env::new();
+    env.trust_project();
     std::fs::write(
         env.cwd.join(".mcp.json"),
         serde_json::json!({"mcpServers": {"web": {"type": "http",

@@ -19,6 +19,7 @@ fn mcp_json(env: &Env, servers: Value) {
         json!({ "mcpServers": servers }).to_string(),
     )
     .unwrap();
+    env.trust_project();
 }
 
 fn texts(evs: &[Value], id: &str) -> String {
@@ -388,6 +389,7 @@ fn a_slow_call_times_out_or_is_interrupted_and_is_cancelled_at_the_server() {
 #[test]
 fn mcp_subcommands_add_list_get_and_remove() {
     let env = Env::new();
+    env.trust_project();
     let f = fake();
     let o = env.run(&["mcp", "add", "-e", "FOO=1", "fake", "--", "python3", &f]);
     expect_code(&o, 0);

@@ -38,4 +38,5 @@ mod store_fixtures;
 mod tools_cli;
 mod trust_paths;
 mod trust_urls;
+mod trust;
 mod webfetch_e2e;

@@ -11,6 +11,7 @@ fn write(path: &std::path::Path, text: &str) {
 
 fn project_settings(env: &Env, text: &str) {
     write(&env.cwd.join(".bash-agent/settings.json"), text);
+    env.trust_project();
 }
 
 fn bash_then_done(cmd: &str) -> String {

@@ -133,6 +133,8 @@ fn settings_files_feed_the_run_and_config_names_them() {
             mock.base("claude")
         ),
     );
+    // (trusted: an untrusted folder's base_url and api_key_env are ignored, tests/e2e/trust.rs)
+    env.trust_project();
     let mut c = env.cmd_in(&sub, &["--output-format", "stream-json", "hi"]);
     c.env("MY_GATEWAY_KEY", "sk-gw-PLANTED");
     let out = c.output().unwrap();

@@ -16,4 +16,5 @@ mod interactive_pty;
 mod interactive_render;
 mod interactive_rewind;
 mod interactive_slash;
+mod interactive_trust;
 mod interactive_webfetch;

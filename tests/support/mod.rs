@@ -124,6 +124,20 @@ impl Env {
         c.output().unwrap()
     }
 
+    /// Trust the project folder's own files (docs/sandbox.md, "Trust"), as the user's
+    /// settings store it: for tests of what project settings, `.mcp.json` and hooks do.
+    /// Call after writing the user's settings file (the entry is merged into it).
+    pub fn trust_project(&self) {
+        let path = self.home.join(".bash-agent/settings.json");
+        let mut v: serde_json::Value = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_else(|| serde_json::json!({}));
+        v["trusted_folders"][self.cwd.to_str().unwrap()] = serde_json::Value::Bool(true);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, v.to_string()).unwrap();
+    }
+
     /// A file of a session folder ("" when missing).
     pub fn read(&self, id: &str, file: &str) -> String {
         std::fs::read_to_string(self.session_dir(id).join(file)).unwrap_or_default()

@@ -33,11 +33,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Whether the project's files may widen what the run does. Trust is decided per folder
-/// elsewhere (docs/sandbox.md, "Trust"); until it is wired in here every folder counts as
-/// trusted, and an untrusted one imports nothing from outside the project.
-pub fn trusted(_pwd: &Path) -> bool {
-    true
+/// Whether the project's files may widen what the run does: the folder's trust decision
+/// (docs/sandbox.md, "Trust"). An untrusted folder imports nothing from outside the project.
+pub fn trusted(pwd: &Path) -> bool {
+    crate::settings::trust::is_trusted(pwd)
 }
 
 /// What a project chain may do with one import.
@@ -270,7 +269,10 @@ mod tests {
             r#"{"allowed_imports": ["~/notes/*.md"]}"#,
         )
         .unwrap();
-        let g = Guard::new(&proj, &home.join(".bash-agent"), &home);
+        let g = Guard {
+            trusted: true,
+            ..Guard::new(&proj, &home.join(".bash-agent"), &home)
+        };
         assert_eq!(g.decide(&files[0]), Decision::Follow);
         assert!(matches!(g.decide(&files[1]), Decision::Skip(_)));
         assert_eq!(g.decide(&files[2]), Decision::FollowAsUser);
