@@ -82,7 +82,9 @@ fn check(key: &str, v: &Value) -> Option<String> {
         match key {
             "max_context" | "max_tokens" => "expected a number or a string like \"200k\"",
             "sandbox" | "permissions" | "mcpServers" | "hooks" | "prices" => "expected an object",
-            "tool_env_allow" | "mcp_unsandboxed" | "allowed_imports" => "expected an array of strings",
+            "tool_env_allow" | "mcp_unsandboxed" | "allowed_imports" => {
+                "expected an array of strings"
+            }
             "trusted_folders" => "expected an object of folder paths to true or false",
             "vision" => "expected true, false, \"on\" or \"off\"",
             _ => "expected a string",

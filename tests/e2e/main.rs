@@ -36,7 +36,7 @@ mod shell_snapshot;
 mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
+mod trust;
 mod trust_paths;
 mod trust_urls;
-mod trust;
 mod webfetch_e2e;
