@@ -246,3 +246,35 @@ impl Drop for Guard {
         let _ = self.0.wait();
     }
 }
+
+/// Run `cmd` to its end (stdin from /dev/null, stdout and stderr collected through files)
+/// and return its output with its peak resident memory in KB, from `wait4`'s rusage of
+/// that one child (not of every child of the test process).
+#[allow(clippy::zombie_processes)] // reaped by wait4 below, for its rusage
+pub fn output_with_peak_rss(cmd: &mut std::process::Command) -> (std::process::Output, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (o, e) = (dir.path().join("out"), dir.path().join("err"));
+    let child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&o).unwrap())
+        .stderr(std::fs::File::create(&e).unwrap())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let r = loop {
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break r;
+        }
+    };
+    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
+    let out = std::process::Output {
+        status: ExitStatus::from_raw(status),
+        stdout: std::fs::read(&o).unwrap(),
+        stderr: std::fs::read(&e).unwrap(),
+    };
+    (out, ru.ru_maxrss as u64)
+}
