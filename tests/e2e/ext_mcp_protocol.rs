@@ -465,7 +465,7 @@ fn clashing_tool_names_a_non_utf8_line_and_a_huge_line() {
         .args(["--session", "s", "go"])
         .env("ANTHROPIC_API_KEY", KEY)
         .env("MCP_TIMEOUT", "120000");
-    let (out, peak_kb) = crate::support::checks::output_with_peak_rss(&mut c);
+    let (out, peak_kb) = crate::support::checks::output_with_peak_rss(&mut c, 300);
     expect_code(&out, 0);
     eprintln!("agent peak: {peak_kb} KB");
     // The server survived its non-UTF-8 line and its 100 MB line, which were not held whole.

@@ -36,3 +36,4 @@ mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
 mod webfetch_e2e;
+mod webfetch_hostile;
