@@ -130,8 +130,8 @@ pub fn parse(html: &str, budget: &Budget) -> Option<Element> {
     let mut tag: Option<(String, Vec<(String, String)>)> = None;
     let mut n = 0u32;
     for ev in Tokenizer::new_with_emitter(html, emitter) {
-        n += 1;
-        if n % CHECK_EVERY == 0 && budget.exhausted() {
+        n = n.wrapping_add(1);
+        if n.is_multiple_of(CHECK_EVERY) && budget.exhausted() {
             return None;
         }
         let Ok(ev) = ev;
