@@ -85,6 +85,9 @@ const CLOSES_P: [&str; 30] = [
     "ul",
 ];
 
+/// Raw-text elements whose text is not for a reader (the renderer skips them).
+const NOT_TEXT: [&str; 5] = ["script", "style", "iframe", "noembed", "noframes"];
+
 /// One token as the tree builder takes it (owned: the tokenizer's buffers are reused).
 enum Ev {
     Open(String),
@@ -125,6 +128,7 @@ pub fn parse(html: &str, budget: &Budget) -> Option<Element> {
     let mut b = Builder {
         stack: vec![Element::default()],
         elements: 0,
+        dropped_raw: None,
     };
     // The start tag being read: its name, its attributes, whether the last one has a value.
     let mut tag: Option<(String, Vec<(String, String)>)> = None;
@@ -185,11 +189,14 @@ struct Builder {
     stack: Vec<Element>,
     /// Elements built so far (see [`MAX_ELEMENTS`]).
     elements: usize,
+    /// Past the element cap, the raw-text element (script, style) whose start was dropped:
+    /// its text is not content and is dropped up to its end tag.
+    dropped_raw: Option<String>,
 }
 
 impl Builder {
     fn text(&mut self, t: &str) {
-        if t.is_empty() {
+        if t.is_empty() || self.dropped_raw.is_some() {
             return;
         }
         let top = self.top();
@@ -211,6 +218,9 @@ impl Builder {
 
     fn start(&mut self, name: String, attrs: Vec<(String, String)>, self_closing: bool) {
         if self.elements >= MAX_ELEMENTS {
+            if !self_closing && NOT_TEXT.contains(&name.as_str()) {
+                self.dropped_raw = Some(name);
+            }
             return;
         }
         self.elements += 1;
@@ -268,6 +278,12 @@ impl Builder {
     }
 
     fn end(&mut self, name: &str) {
+        if let Some(raw) = &self.dropped_raw {
+            if raw == name {
+                self.dropped_raw = None;
+            }
+            return;
+        }
         if name == "br" {
             return self.start("br".into(), Vec::new(), true);
         }

@@ -155,4 +155,12 @@ fn many_attributes_and_deep_lists_stay_cheap() {
             .sum::<usize>()
     }
     assert!(count(&d) <= super::parse::MAX_ELEMENTS + 1);
+    // Past the cap, a script's text is still not content.
+    let page = "<i>".repeat(super::parse::MAX_ELEMENTS) + "a<script>var x</script>b";
+    let out = md(&page);
+    assert!(
+        out.contains("ab") && !out.contains("var"),
+        "{}",
+        &out[out.len() - 50..]
+    );
 }
