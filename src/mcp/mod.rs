@@ -10,6 +10,7 @@ pub mod client;
 pub mod config;
 mod conn;
 pub mod http;
+mod lines;
 mod names;
 pub mod result;
 

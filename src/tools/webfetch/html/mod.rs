@@ -8,27 +8,12 @@
 //! conversion looks at its time limit and the cancel flag as it goes. html5ever's entity and
 //! element-name tables were also a third of the binary's relocations at every start
 //! (docs/performance.md, "Start-up"); html5gum's entity table is smaller.
+mod budget;
 mod parse;
 mod render;
 mod table;
 
-use crate::util::cancel::Cancel;
-use std::time::Instant;
-
-/// When a conversion must stop: a deadline and the run's cancel flag (either optional).
-#[derive(Clone, Debug, Default)]
-pub struct Budget {
-    pub deadline: Option<Instant>,
-    pub cancel: Option<Cancel>,
-}
-
-impl Budget {
-    /// True once the deadline has passed or the run was interrupted.
-    pub fn exhausted(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
-    }
-}
+pub use budget::Budget;
 
 /// The page as markdown: scripts, styles, `<head>` and other non-content elements dropped.
 pub fn to_markdown(html: &str) -> String {
@@ -38,7 +23,7 @@ pub fn to_markdown(html: &str) -> String {
 /// [`to_markdown`], stopped (`None`) when `budget` runs out.
 pub fn to_markdown_within(html: &str, budget: &Budget) -> Option<String> {
     let doc = parse::parse(html, budget)?;
-    render::document(&doc, budget)
+    budget::document(&doc, budget)
 }
 
 #[cfg(test)]

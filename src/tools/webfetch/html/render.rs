@@ -6,8 +6,8 @@
 //! end, never more than one in a row) and starts every line with the prefixes of the open
 //! block quotes and list items, so nesting is a stack of prefixes rather than re-indented
 //! strings.
+use super::budget::within_budget;
 use super::parse::{Element, Node};
-use super::Budget;
 
 /// Elements whose content is not text for a reader.
 const SKIP: [&str; 12] = [
@@ -178,42 +178,6 @@ impl Out {
         s.truncate(s.trim_end_matches(|c: char| c.is_ascii_whitespace()).len());
         s
     }
-}
-
-thread_local! {
-    /// The budget of the conversion running on this thread, the elements rendered since it
-    /// was last looked at, and whether it ran out (then every `children` returns at once).
-    static BUDGET: std::cell::RefCell<(Budget, u32, bool)> = Default::default();
-}
-
-/// Elements rendered between two looks at the budget.
-const CHECK_EVERY: u32 = 256;
-
-/// The document as markdown, or `None` when `budget` ran out on the way. (The budget sits in
-/// a thread-local for the call rather than in every `Out`: inline parts render into `Out`s
-/// of their own, deep in the recursion.)
-pub fn document(doc: &Element, budget: &Budget) -> Option<String> {
-    BUDGET.with(|b| *b.borrow_mut() = (budget.clone(), 0, false));
-    let mut out = Out::default();
-    children(doc, &mut out);
-    let stopped = BUDGET.with(|b| std::mem::take(&mut *b.borrow_mut()).2);
-    (!stopped).then(|| out.finish())
-}
-
-/// False once the budget has run out (looked at every [`CHECK_EVERY`] calls).
-fn within_budget() -> bool {
-    BUDGET.with(|b| {
-        let mut b = b.borrow_mut();
-        if b.2 {
-            return false;
-        }
-        b.1 += 1;
-        if b.1 >= CHECK_EVERY {
-            b.1 = 0;
-            b.2 = b.0.exhausted();
-        }
-        !b.2
-    })
 }
 
 /// Render `el`'s children into `out`.
