@@ -24,14 +24,36 @@ pub enum Ran {
     Failed(String),
 }
 
+/// Bytes of a hook's stdout or stderr kept in memory; the rest is read and dropped, so a
+/// hook that prints without end neither grows the agent nor blocks on a full pipe.
+pub const MAX_READ: usize = 1024 * 1024;
+
+/// Characters of a hook's output that go into the conversation at most (Claude Code cuts at
+/// about 10,000 too): injected context is resent with every request of the session.
+pub const MAX_INJECTED_CHARS: usize = 10_000;
+
 fn read_all(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut s = Vec::new();
         if let Some(mut r) = r {
-            let _ = r.read_to_end(&mut s);
+            let _ = r.by_ref().take(MAX_READ as u64).read_to_end(&mut s);
+            let _ = std::io::copy(&mut r, &mut std::io::sink());
         }
         String::from_utf8_lossy(&s).into_owned()
     })
+}
+
+/// `text` as it goes into the conversation: at most [`MAX_INJECTED_CHARS`] characters, and
+/// when it was longer a line saying so (for the model, which would otherwise take a cut
+/// text for the whole).
+pub fn cap_injected(text: &str) -> String {
+    match text.char_indices().nth(MAX_INJECTED_CHARS) {
+        None => text.to_string(),
+        Some((at, _)) => format!(
+            "{}\n[hook output cut: only its first {MAX_INJECTED_CHARS} characters are kept]",
+            &text[..at]
+        ),
+    }
 }
 
 fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path, cancel: &Cancel) -> Ran {
@@ -166,7 +188,7 @@ pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
                 if reason.is_empty() {
                     format!("blocked by a {name} hook")
                 } else {
-                    reason.to_string()
+                    cap_injected(reason)
                 }
             });
             return;
@@ -192,7 +214,7 @@ pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
             return;
         }
         if matches!(ev, HookEvent::UserPromptSubmit | HookEvent::SessionStart) {
-            out.context.push(trimmed.to_string());
+            out.context.push(cap_injected(trimmed));
         } else {
             out.verbose.push(trimmed.to_string());
         }
@@ -211,8 +233,8 @@ pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
         Some("block") => {
             out.block.get_or_insert_with(|| {
                 reason
-                    .clone()
-                    .unwrap_or_else(|| format!("blocked by a {name} hook"))
+                    .as_deref()
+                    .map_or_else(|| format!("blocked by a {name} hook"), cap_injected)
             });
         }
         Some("approve") => decide(out, Permission::Allow, None),
@@ -224,8 +246,8 @@ pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
             Some("deny") => {
                 decide(out, Permission::Deny, None);
                 out.block.get_or_insert_with(|| {
-                    why.clone()
-                        .unwrap_or_else(|| format!("denied by a {name} hook"))
+                    why.as_deref()
+                        .map_or_else(|| format!("denied by a {name} hook"), cap_injected)
                 });
             }
             Some("ask") => decide(out, Permission::Ask, why.clone()),
@@ -233,7 +255,7 @@ pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
             _ => {}
         }
         if let Some(c) = s(h, "additionalContext").filter(|c| !c.trim().is_empty()) {
-            out.context.push(c);
+            out.context.push(cap_injected(&c));
         }
     }
     if j.get("suppressOutput").and_then(Value::as_bool) != Some(true) && !trimmed.is_empty() {
@@ -312,5 +334,24 @@ mod tests {
         };
         let r = run_all(&[&h], "{}", Path::new("/"), &Cancel::new());
         assert!(matches!(r[0], Ran::TimedOut), "{r:?}");
+    }
+
+    #[test]
+    fn injected_output_is_capped_and_says_so() {
+        assert_eq!(cap_injected("short"), "short");
+        let long = "é".repeat(MAX_INJECTED_CHARS + 5);
+        let c = cap_injected(&long);
+        assert!(c.starts_with(&"é".repeat(MAX_INJECTED_CHARS)));
+        assert!(!c.contains(&"é".repeat(MAX_INJECTED_CHARS + 1)));
+        assert!(
+            c.ends_with("only its first 10000 characters are kept]"),
+            "{c}"
+        );
+        let o = one(
+            HookEvent::UserPromptSubmit,
+            "cat >/dev/null; head -c 3000000 /dev/zero | tr '\\0' y",
+        );
+        assert!(o.context[0].len() < MAX_INJECTED_CHARS + 100);
+        assert!(o.context[0].contains("hook output cut"));
     }
 }

@@ -2,10 +2,11 @@
 //! one message per line. A reader thread routes responses to the waiting caller, answers the
 //! server's `ping`, and notes `notifications/tools/list_changed`; callers block on a channel
 //! with a timeout and a cancel flag, so the agent loop stays synchronous.
+use super::lines::{read_line_capped, Line, MAX_LINE};
 use crate::util::cancel::Cancel;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -326,15 +327,19 @@ fn read_stdout(
     _tail: Arc<Mutex<String>>,
 ) {
     let mut reader = BufReader::new(r);
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+        match read_line_capped(&mut reader, &mut line, MAX_LINE) {
+            Ok(Line::End) | Err(_) => break,
+            Ok(Line::TooLong) => {
+                line.shrink_to(1 << 16);
+                continue;
+            }
+            Ok(Line::Whole) => {}
         }
-        let Ok(msg) = serde_json::from_str::<Value>(line.trim()) else {
-            continue; // not a JSON-RPC line (servers sometimes log to stdout)
+        // Not JSON-RPC (servers sometimes log to stdout), or not UTF-8: skipped alike.
+        let Ok(msg) = serde_json::from_slice::<Value>(line.trim_ascii()) else {
+            continue;
         };
         let method = msg.get("method").and_then(Value::as_str);
         let id = msg.get("id").cloned();

@@ -98,10 +98,18 @@ impl Post {
         let sse = resp.content_type() == "text/event-stream";
         let mut reader = resp.into_reader();
         if !sse {
+            // At most the stdio transport's line cap (lines::MAX_LINE) is held.
             let mut body = String::new();
             reader
+                .take(super::lines::MAX_LINE as u64 + 1)
                 .read_to_string(&mut body)
                 .map_err(|e| RpcError::Dead(format!("reading the answer: {e}")))?;
+            if body.len() > super::lines::MAX_LINE {
+                return Err(RpcError::Dead(format!(
+                    "the answer is longer than {} MiB",
+                    super::lines::MAX_LINE >> 20
+                )));
+            }
             let v: Value = serde_json::from_str(&body)
                 .map_err(|e| RpcError::Dead(format!("the answer is not JSON: {e}")))?;
             let items = match v {

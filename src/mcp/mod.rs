@@ -10,6 +10,8 @@ pub mod client;
 pub mod config;
 mod conn;
 pub mod http;
+mod lines;
+mod names;
 pub mod result;
 
 use crate::util::cancel::Cancel;
@@ -81,22 +83,7 @@ fn env_ms(name: &str) -> Option<Duration> {
         .map(Duration::from_millis)
 }
 
-/// `mcp__<server>__<tool>` with anything outside `[A-Za-z0-9_-]` replaced, at most 64 chars.
-pub fn full_name(server: &str, tool: &str) -> String {
-    let clean: String = tool
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let mut n = format!("mcp__{server}__{clean}");
-    n.truncate(64);
-    n
-}
+pub use names::full_name;
 
 /// True for a name in the MCP tool namespace.
 pub fn is_mcp_name(name: &str) -> bool {
@@ -130,7 +117,7 @@ fn list_tools(c: &Conn, server: &str, timeout: Duration) -> Result<Vec<McpTool>,
                 .cloned()
                 .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
             out.push(McpTool {
-                full_name: full_name(server, name),
+                full_name: String::new(),
                 server: server.to_string(),
                 name: name.to_string(),
                 description: t
@@ -150,7 +137,16 @@ fn list_tools(c: &Conn, server: &str, timeout: Duration) -> Result<Vec<McpTool>,
             break;
         }
     }
-    Ok(out)
+    let raw: Vec<&str> = out.iter().map(|t| t.name.as_str()).collect();
+    let unique = names::unique(server, &raw);
+    let mut tools = Vec::with_capacity(out.len());
+    for (mut t, n) in out.into_iter().zip(unique) {
+        if let Some(n) = n {
+            t.full_name = n;
+            tools.push(t);
+        }
+    }
+    Ok(tools)
 }
 
 /// Is the server named in the user's own `mcp_unsandboxed` list? Read from the user's
@@ -295,10 +291,14 @@ impl Mcp {
                 }
             }
         }
+        // Names are unique within a server (names.rs); a clash across servers keeps the
+        // first, the one `call` finds.
+        let mut seen = std::collections::HashSet::new();
         servers
             .iter()
             .filter(|s| s.client.is_some())
             .flat_map(|s| s.tools.iter().cloned())
+            .filter(|t| seen.insert(t.full_name.clone()))
             .collect()
     }
 

@@ -399,3 +399,28 @@ fn ctrl_c_ends_a_hanging_hook_with_its_group() {
         .iter()
         .any(|e| e["type"] == "tool_result" && e["content"] == "ran"));
 }
+
+#[test]
+fn a_huge_user_prompt_submit_output_is_cut_and_said_so() {
+    // 20 MB on one line (today's main put all of it into the conversation, resent each turn).
+    let env = Env::new();
+    let cmd = |c: &str| json!({"type": "command", "command": c, "timeout": 60});
+    settings(
+        &env,
+        json!({"UserPromptSubmit": [{"hooks": [cmd("cat >/dev/null; head -c 20000000 /dev/zero | tr '\\0' x; echo")]}]}),
+    );
+    let mock = Mock::start(r#"[{"text": "fine", "repeat": true}]"#);
+    let out = env.agent(&mock.base("claude"), "claude", &["--session", "s", "go"]);
+    expect_code(&out, 0);
+    let body = mock.requests()[0]["body"].to_string();
+    assert!(body.len() < 200_000, "request of {} bytes", body.len());
+    assert!(
+        body.contains(&"x".repeat(10_000)),
+        "the head of the output is kept"
+    );
+    assert!(!body.contains(&"x".repeat(10_001)));
+    assert!(body.contains("hook output cut"), "the cut is said");
+    let conv = std::fs::read_to_string(env.session_dir("s").join("conversation.jsonl"))
+        .unwrap_or_default();
+    assert!(conv.len() < 200_000, "conversation of {} bytes", conv.len());
+}

@@ -443,3 +443,56 @@ fn mcp_subcommands_add_list_get_and_remove() {
     expect_code(&env.run(&["mcp", "remove", "fake"]), 0);
     expect_code(&env.run(&["mcp", "remove", "fake"]), 2);
 }
+
+#[test]
+fn clashing_tool_names_a_non_utf8_line_and_a_huge_line() {
+    let env = Env::new();
+    let odd = fixture("mcp/odd_server.py").display().to_string();
+    mcp_json(&env, json!({"odd": {"command": "python3", "args": [odd]}}));
+    let long = "x".repeat(69);
+    let raw = ["a b", "a_b", &format!("{long}A"), &format!("{long}B")];
+    let names: Vec<String> = raw
+        .iter()
+        .map(|t| bash_agent::mcp::full_name("odd", t))
+        .collect();
+    let calls: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| json!({"name": n, "id": format!("c{i}"), "input": {}}))
+        .collect();
+    let mock =
+        Mock::start(&json!([{"tool_calls": calls}, {"text": "done", "repeat": true}]).to_string());
+    let mut c = env.cmd();
+    c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
+        .args(["--session", "s", "go"])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("MCP_TIMEOUT", "120000");
+    let (out, peak_kb) = crate::support::checks::output_with_peak_rss(&mut c, 300);
+    expect_code(&out, 0);
+    eprintln!("agent peak: {peak_kb} KB");
+    // The server survived its non-UTF-8 line and its 100 MB line, which were not held whole.
+    assert!(peak_kb < 80_000, "the agent peaked at {peak_kb} KB");
+    let evs = events(&env.session_dir("s").join("events.jsonl"));
+    for (i, t) in raw.iter().enumerate() {
+        assert_eq!(texts(&evs, &format!("c{i}")), format!("called {t}"));
+    }
+    let tools = mock.requests()[0]["body"]["tools"].clone();
+    let got: Vec<String> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .filter(|n| n.starts_with("mcp__odd__"))
+        .collect();
+    assert_eq!(got.len(), 4, "{got:?}");
+    let unique: std::collections::HashSet<&String> = got.iter().collect();
+    assert_eq!(unique.len(), 4, "names must be unique: {got:?}");
+    for n in &got {
+        assert!(n.len() <= 64, "{n}");
+        assert!(
+            n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c)),
+            "{n}"
+        );
+    }
+}

@@ -40,3 +40,4 @@ mod trust;
 mod trust_paths;
 mod trust_urls;
 mod webfetch_e2e;
+mod webfetch_hostile;

@@ -246,3 +246,60 @@ impl Drop for Guard {
         let _ = self.0.wait();
     }
 }
+
+/// Run `cmd` to its end (stdin from /dev/null, stdout and stderr collected through files)
+/// and return its output with its peak resident memory in KB, from `wait4`'s rusage of
+/// that one child (not of every child of the test process). A child still running after
+/// `secs` (scaled to the load) is killed and the test fails.
+#[allow(clippy::zombie_processes)] // reaped by wait4 below, for its rusage
+pub fn output_with_peak_rss(
+    cmd: &mut std::process::Command,
+    secs: u64,
+) -> (std::process::Output, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let (o, e) = (dir.path().join("out"), dir.path().join("err"));
+    let child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&o).unwrap())
+        .stderr(std::fs::File::create(&e).unwrap())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let killed = std::sync::Arc::new(AtomicBool::new(false));
+    let (d, k) = (done.clone(), killed.clone());
+    let limit = super::scaled(secs);
+    std::thread::spawn(move || {
+        let t0 = Instant::now();
+        while !d.load(Ordering::SeqCst) {
+            if t0.elapsed() > limit {
+                k.store(true, Ordering::SeqCst);
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let mut status = 0;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = loop {
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break r;
+        }
+    };
+    done.store(true, Ordering::SeqCst);
+    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
+    assert!(
+        !killed.load(Ordering::SeqCst),
+        "process {pid} did not exit within {secs} s (scaled)"
+    );
+    let out = std::process::Output {
+        status: ExitStatus::from_raw(status),
+        stdout: std::fs::read(&o).unwrap(),
+        stderr: std::fs::read(&e).unwrap(),
+    };
+    (out, ru.ru_maxrss as u64)
+}

@@ -2,7 +2,7 @@
 //! followed by hand (so a loop is named and a hop to another host goes back to the model,
 //! whose next call passes the permission gate for that host), the body read up to a cap.
 //!
-//! No header but `User-Agent` and `Accept` is ever sent: no cookies, no credentials (a URL
+//! No header but `User-Agent`, `Accept` and `Accept-Encoding` is ever sent: no cookies, no credentials (a URL
 //! with `user:pass@` is refused, since ureq would turn it into a Basic auth header), no
 //! proxy from the environment.
 use super::redirect::{self, Hop, HopCheck};
@@ -29,6 +29,9 @@ pub struct Page {
     pub status: u16,
     /// `Content-Type` without parameters, lower case (empty when absent).
     pub content_type: String,
+    /// The `charset` parameter of `Content-Type`, lower case (empty when absent).
+    pub charset: String,
+    /// The body with its `Content-Encoding` undone (decode.rs).
     pub body: Vec<u8>,
     /// The body was longer than the cap: `body` is its first `max_bytes` bytes.
     pub truncated: bool,
@@ -123,6 +126,7 @@ pub fn fetch(start: &Url, lim: FetchLimits, check: &HopCheck) -> Result<Fetched,
         let resp = match agent(left, url.scheme() == "https")
             .get(url.as_str())
             .set("Accept", "text/html, text/markdown, text/plain, */*;q=0.5")
+            .set("Accept-Encoding", super::decode::ACCEPT_ENCODING)
             .call()
         {
             Ok(r) => r,
@@ -188,8 +192,10 @@ pub fn fetch(start: &Url, lim: FetchLimits, check: &HopCheck) -> Result<Fetched,
             .unwrap_or("")
             .trim()
             .to_ascii_lowercase();
+        let charset = super::decode::charset_param(resp.header("content-type").unwrap_or(""));
         let mut body = Vec::new();
-        let mut reader = resp.into_reader().take(lim.max_bytes as u64 + 1);
+        // The cap counts decompressed bytes.
+        let mut reader = super::decode::body_reader(resp)?.take(lim.max_bytes as u64 + 1);
         if let Err(e) = reader.read_to_end(&mut body) {
             if t0.elapsed() >= lim.time_limit || is_io_timeout(&e) {
                 return Err(time_limit_error(lim));
@@ -202,6 +208,7 @@ pub fn fetch(start: &Url, lim: FetchLimits, check: &HopCheck) -> Result<Fetched,
             url: url.to_string(),
             status,
             content_type,
+            charset,
             body,
             truncated,
         }));

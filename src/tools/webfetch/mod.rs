@@ -10,6 +10,7 @@
 //! There is no secondary model to answer `prompt` with: the markdown is returned whole (up
 //! to the result cap) with the prompt repeated above it, for the model to answer itself.
 mod convert;
+mod decode;
 pub mod fetch;
 mod html;
 pub mod redirect;
@@ -77,43 +78,61 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     let lim = limits_from_env();
     let check = ctx.web_hop_check(&url);
     match fetch_waiting(ctx, &url, lim, check) {
-        Ok(Fetched::Page(p)) => page_output(&p, &prompt, max),
-        Ok(Fetched::OtherHost { from, to, status }) => ToolOutput::text(
+        Ok((Fetched::Page(p), text)) => page_output(&p, &text, &prompt, max),
+        Ok((Fetched::OtherHost { from, to, status }, _)) => ToolOutput::text(
             true,
             &format!(
                 "REDIRECT DETECTED: {from} redirects (HTTP {status}) to another host.\nRedirect URL: {to}\nNot followed: call WebFetch again with the redirect URL to fetch it (that call is checked against the permission rules for its host)."
             ),
             max,
         ),
-        Ok(Fetched::HandedBack {
-            from,
-            to,
-            status,
-            why,
-        }) => ToolOutput::text(true, &redirect::handed_back(&from, &to, status, &why), max),
+        Ok((
+            Fetched::HandedBack {
+                from,
+                to,
+                status,
+                why,
+            },
+            _,
+        )) => ToolOutput::text(true, &redirect::handed_back(&from, &to, status, &why), max),
         Err(e) => ToolOutput::error(&e, max),
     }
 }
 
-/// Run the fetch on a thread and wait for it, giving up at the time limit or on Ctrl+C (the
-/// thread ends on its own socket timeouts; its result is dropped).
+/// Run the fetch and the conversion of its page on a thread and wait for them, giving up at
+/// the time limit or on Ctrl+C. The conversion looks at the same deadline and the cancel flag
+/// and stops itself; the fetch ends on its own socket timeouts; either result is dropped.
+/// Returns what was fetched with the page as text (empty for a redirect).
 fn fetch_waiting(
     ctx: &dyn ToolHost,
     url: &url::Url,
     lim: FetchLimits,
     check: redirect::HopCheck,
-) -> Result<Fetched, String> {
+) -> Result<(Fetched, String), String> {
     let (tx, rx) = mpsc::channel();
     let u = url.clone();
+    let t0 = Instant::now();
+    let budget = html::Budget {
+        deadline: Some(t0 + lim.time_limit),
+        cancel: Some(ctx.cancel().clone()),
+    };
     let spawned = std::thread::Builder::new()
         .name("webfetch".into())
+        // The renderer recurses once per open element (at most html::MAX_DEPTH).
+        .stack_size(32 * 1024 * 1024)
         .spawn(move || {
-            let _ = tx.send(fetch::fetch(&u, lim, &check));
+            let r = fetch::fetch(&u, lim, &check).and_then(|f| {
+                let text = match &f {
+                    Fetched::Page(p) => page_text(p, &budget, lim)?,
+                    Fetched::OtherHost { .. } | Fetched::HandedBack { .. } => String::new(),
+                };
+                Ok((f, text))
+            });
+            let _ = tx.send(r);
         });
     if let Err(e) = spawned {
         return Err(format!("cannot start the fetch: {e}"));
     }
-    let t0 = Instant::now();
     // A little past the limit: the fetch's own timeouts usually fire first, with a better message.
     let deadline = lim.time_limit + Duration::from_millis(500);
     loop {
@@ -131,6 +150,37 @@ fn fetch_waiting(
             }
         }
     }
+}
+
+/// The page's body as text: decoded from its charset, HTML converted to markdown with its
+/// links made absolute. Err for a page that is not text, or a conversion that ran out of time
+/// or was interrupted.
+fn page_text(p: &fetch::Page, budget: &html::Budget, lim: FetchLimits) -> Result<String, String> {
+    if !is_text(&p.content_type) {
+        return Err(format!(
+            "{} is not a text page (Content-Type {}); WebFetch returns HTML and text only",
+            p.url, p.content_type
+        ));
+    }
+    let html = is_html(&p.content_type, &p.body);
+    let text = decode::to_text(&p.body, &p.charset, html);
+    if !html {
+        return Ok(text.into_owned());
+    }
+    let Some(md) = html::to_markdown_within(&text, budget) else {
+        if budget.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            return Err("interrupted".into());
+        }
+        return Err(format!(
+            "{} was fetched but its conversion to markdown did not finish within the time limit ({} s; BASH_AGENT_WEBFETCH_TIMEOUT_MS)",
+            p.url,
+            lim.time_limit.as_secs_f64()
+        ));
+    };
+    Ok(match url::Url::parse(&p.url) {
+        Ok(base) => convert::absolute_links(&md, &base),
+        Err(_) => md,
+    })
 }
 
 fn is_html(ct: &str, body: &[u8]) -> bool {
@@ -155,26 +205,7 @@ fn is_text(ct: &str) -> bool {
         )
 }
 
-fn page_output(p: &fetch::Page, prompt: &str, max: usize) -> ToolOutput {
-    if !is_text(&p.content_type) {
-        return ToolOutput::error(
-            &format!(
-                "{} is not a text page (Content-Type {}); WebFetch returns HTML and text only",
-                p.url, p.content_type
-            ),
-            max,
-        );
-    }
-    let text = String::from_utf8_lossy(&p.body);
-    let body = if is_html(&p.content_type, &p.body) {
-        let md = html_to_markdown(&text);
-        match url::Url::parse(&p.url) {
-            Ok(base) => convert::absolute_links(&md, &base),
-            Err(_) => md,
-        }
-    } else {
-        text.into_owned()
-    };
+fn page_output(p: &fetch::Page, body: &str, prompt: &str, max: usize) -> ToolOutput {
     let mut head = format!(
         "URL: {}\nStatus: {}\nContent-Type: {}\n",
         p.url,
@@ -219,10 +250,12 @@ mod tests {
             url: "http://h/".into(),
             status: 200,
             content_type: "text/html".into(),
+            charset: String::new(),
             body: b"<h1>Title</h1><p>Hello <b>you</b></p>".to_vec(),
             truncated: true,
         };
-        let out = page_output(&p, "what is it?", 100_000);
+        let text = page_text(&p, &html::Budget::default(), limits_from_env()).unwrap();
+        let out = page_output(&p, &text, "what is it?", 100_000);
         assert!(out.ok);
         assert!(out.conv.contains("# Title"), "{}", out.conv);
         assert!(out.conv.contains("Hello **you**"), "{}", out.conv);
@@ -232,6 +265,9 @@ mod tests {
             content_type: "image/png".into(),
             ..p
         };
-        assert!(!page_output(&img, "", 1000).ok);
+        let lim = limits_from_env();
+        assert!(page_text(&img, &html::Budget::default(), lim)
+            .unwrap_err()
+            .contains("not a text page"));
     }
 }

@@ -1,22 +1,29 @@
-//! HTML to markdown for WebFetch: a forgiving reader ([`parse`]) and a CommonMark/GFM
-//! writer ([`render`], [`table`]).
+//! HTML to markdown for WebFetch: a tree built from html5gum's tokens ([`parse`]) and a
+//! CommonMark/GFM writer ([`render`], [`table`]).
 //!
-//! Written here rather than taken from a crate: the converters on crates.io sit on html5ever,
-//! whose tables of named entities and element names are tables of pointers that the dynamic
-//! loader rewrites at the start of every run of the agent, about a third of the relocations
-//! of the whole binary, for a tool most runs never call (docs/performance.md, "Start-up").
-//! This one keeps its entity table as text, read when a page first needs it.
-mod entities;
+//! html5gum rather than html5ever: it is a maintained, fuzzed WHATWG tokenizer without
+//! dependencies, and its emitter hands over attributes one by one, so a tag with 300,000 of
+//! them is read in linear time with only the first few kept (html5ever checks each new
+//! attribute against all earlier ones: quadratic), and the tokens come one at a time, so the
+//! conversion looks at its time limit and the cancel flag as it goes. html5ever's entity and
+//! element-name tables were also a third of the binary's relocations at every start
+//! (docs/performance.md, "Start-up"); html5gum's entity table is smaller.
+mod budget;
 mod parse;
 mod render;
 mod table;
 
+pub use budget::Budget;
+
 /// The page as markdown: scripts, styles, `<head>` and other non-content elements dropped.
 pub fn to_markdown(html: &str) -> String {
-    let doc = parse::parse(html);
-    let mut out = render::Out::default();
-    render::children(&doc, &mut out);
-    out.finish()
+    to_markdown_within(html, &Budget::default()).unwrap_or_default()
+}
+
+/// [`to_markdown`], stopped (`None`) when `budget` runs out.
+pub fn to_markdown_within(html: &str, budget: &Budget) -> Option<String> {
+    let doc = parse::parse(html, budget)?;
+    budget::document(&doc, budget)
 }
 
 #[cfg(test)]

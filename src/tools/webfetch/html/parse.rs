@@ -1,12 +1,27 @@
-//! A forgiving HTML reader: tags, attributes, text, comments and raw-text elements, built
-//! into a tree with the end tags real pages leave out (`<p>`, `<li>`, `<td>`, ...) implied.
-//! It is not the HTML standard's tree builder: it keeps what a reader of the page sees
-//! (text, structure, links) and never fails; a stray end tag is dropped, an unclosed element
-//! ends with its parent, and nesting deeper than [`MAX_DEPTH`] is flattened.
-use super::entities::decode;
+//! HTML into a tree for the markdown writer. The tokens come from html5gum, a maintained
+//! WHATWG tokenizer (fuzzed; character references, raw-text elements, comments, every
+//! tokenizer state as the standard has them); the tree is built here, keeping what a reader
+//! of the page sees (text, structure, links): the end tags real pages leave out (`<p>`,
+//! `<li>`, `<td>`, ...) are implied, a stray end tag is dropped, an unclosed element ends
+//! with its parent, and nesting deeper than [`MAX_DEPTH`] is flattened.
+//!
+//! Hostile pages are bounded: at most [`MAX_ATTRS`] attributes of a tag are kept (the rest are
+//! never stored, so a tag with 300,000 of them costs no more than its bytes), at most
+//! [`MAX_ELEMENTS`] elements are built (later tags are dropped, their text kept), and the
+//! [`Budget`] (deadline and cancel flag) is looked at every few hundred tokens.
+use super::Budget;
+use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
+use html5gum::{Span, Tokenizer};
 
 /// Open elements at most; deeper ones become siblings (the renderer recurses per level).
 pub const MAX_DEPTH: usize = 200;
+/// Attributes of one tag kept at most (the first ones; a repeated name keeps its first value).
+pub const MAX_ATTRS: usize = 32;
+/// Elements built at most: about 200 bytes each, so a page of small tags stays within a small
+/// multiple of its size.
+pub const MAX_ELEMENTS: usize = 100_000;
+/// Tokens between two looks at the budget.
+const CHECK_EVERY: u32 = 256;
 
 #[derive(Debug)]
 pub enum Node {
@@ -34,19 +49,6 @@ impl Element {
 const VOID: [&str; 15] = [
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
     "track", "wbr", "keygen",
-];
-
-/// Elements whose content is text up to their end tag (markup inside is not markup).
-const RAW: [&str; 9] = [
-    "script",
-    "style",
-    "textarea",
-    "title",
-    "xmp",
-    "iframe",
-    "noembed",
-    "noframes",
-    "plaintext",
 ];
 
 /// Starting one of these ends an open `<p>`.
@@ -83,196 +85,120 @@ const CLOSES_P: [&str; 30] = [
     "ul",
 ];
 
-/// The whole document as one root element (name "").
-pub fn parse(html: &str) -> Element {
+/// Raw-text elements whose text is not for a reader (the renderer skips them).
+const NOT_TEXT: [&str; 5] = ["script", "style", "iframe", "noembed", "noframes"];
+
+/// One token as the tree builder takes it (owned: the tokenizer's buffers are reused).
+enum Ev {
+    Open(String),
+    AttrName(String),
+    AttrValue(String),
+    Close(bool),
+    End(String),
+    Text(String),
+}
+
+fn text_of(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The whole document as one root element (name ""), or `None` when the budget ran out.
+pub fn parse(html: &str, budget: &Budget) -> Option<Element> {
+    // Attributes seen in the current tag: past MAX_ATTRS they are not even copied out.
+    let mut attrs_in_tag = 0usize;
+    let mut emitter = CallbackEmitter::new(move |ev: CallbackEvent<'_>, _: Span<()>| match ev {
+        CallbackEvent::OpenStartTag { name } => {
+            attrs_in_tag = 0;
+            Some(Ev::Open(text_of(name).to_ascii_lowercase()))
+        }
+        CallbackEvent::AttributeName { name } => {
+            attrs_in_tag += 1;
+            (attrs_in_tag <= MAX_ATTRS).then(|| Ev::AttrName(text_of(name).to_ascii_lowercase()))
+        }
+        CallbackEvent::AttributeValue { value } => {
+            (attrs_in_tag <= MAX_ATTRS).then(|| Ev::AttrValue(text_of(value)))
+        }
+        CallbackEvent::CloseStartTag { self_closing } => Some(Ev::Close(self_closing)),
+        CallbackEvent::EndTag { name } => Some(Ev::End(text_of(name).to_ascii_lowercase())),
+        CallbackEvent::String { value } => Some(Ev::Text(text_of(value))),
+        _ => None,
+    });
+    // Script, style, title, textarea, ... switch the tokenizer to their raw-text states.
+    emitter.naively_switch_states(true);
     let mut b = Builder {
         stack: vec![Element::default()],
+        elements: 0,
+        dropped_raw: None,
     };
-    let bytes = html.as_bytes();
-    let mut i = 0;
-    let mut text_start = 0;
-    while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
-        let lt = i + off;
-        let Some((tag, end)) = read_markup(html, lt) else {
-            i = lt + 1;
-            continue;
-        };
-        b.text(&html[text_start..lt]);
-        i = end;
-        match tag {
-            Markup::Start {
-                name,
-                attrs,
-                self_closing,
-            } => {
-                let raw = RAW.contains(&name.as_str()) && !self_closing;
-                let name_for_raw = name.clone();
-                b.start(name, attrs, self_closing);
-                if raw {
-                    let close = find_end_tag(html, i, &name_for_raw);
-                    let body = &html[i..close.unwrap_or(html.len())];
-                    if name_for_raw == "textarea" || name_for_raw == "title" {
-                        b.text(body);
-                    } else if !body.is_empty() {
-                        b.raw_text(body);
+    // The start tag being read: its name, its attributes, whether the last one has a value.
+    let mut tag: Option<(String, Vec<(String, String)>)> = None;
+    let mut n = 0u32;
+    for ev in Tokenizer::new_with_emitter(html, emitter) {
+        n = n.wrapping_add(1);
+        if n.is_multiple_of(CHECK_EVERY) && budget.exhausted() {
+            return None;
+        }
+        let Ok(ev) = ev;
+        match ev {
+            Ev::Open(name) => tag = Some((name, Vec::new())),
+            Ev::AttrName(a) => {
+                if let Some((_, attrs)) = tag.as_mut() {
+                    attrs.push((a, String::new()));
+                }
+            }
+            Ev::AttrValue(v) => {
+                if let Some((_, attrs)) = tag.as_mut() {
+                    if let Some(last) = attrs.last_mut() {
+                        last.1 = v;
                     }
-                    b.end(&name_for_raw);
-                    i = match close {
-                        Some(c) => html[c..].find('>').map_or(html.len(), |k| c + k + 1),
-                        None => html.len(),
-                    };
                 }
             }
-            Markup::End(name) => b.end(&name),
-            Markup::Other => {}
-        }
-        text_start = i;
-    }
-    b.text(&html[text_start..]);
-    b.finish()
-}
-
-enum Markup {
-    Start {
-        name: String,
-        attrs: Vec<(String, String)>,
-        self_closing: bool,
-    },
-    End(String),
-    /// A comment, doctype or processing instruction: dropped.
-    Other,
-}
-
-/// The markup starting at `lt` (a `<`) and the offset just after it; `None` when this `<`
-/// starts no markup (it is text).
-fn read_markup(html: &str, lt: usize) -> Option<(Markup, usize)> {
-    let b = html.as_bytes();
-    let next = *b.get(lt + 1)?;
-    if html[lt..].starts_with("<!--") {
-        let end = html[lt + 4..]
-            .find("-->")
-            .map_or(html.len(), |k| lt + 4 + k + 3);
-        return Some((Markup::Other, end));
-    }
-    if next == b'!' || next == b'?' {
-        let end = html[lt..].find('>').map_or(html.len(), |k| lt + k + 1);
-        return Some((Markup::Other, end));
-    }
-    let (closing, name_at) = if next == b'/' {
-        (true, lt + 2)
-    } else {
-        (false, lt + 1)
-    };
-    if !b.get(name_at)?.is_ascii_alphabetic() {
-        return None;
-    }
-    let name_len = b[name_at..]
-        .iter()
-        .take_while(|c| !c.is_ascii_whitespace() && !matches!(c, b'/' | b'>'))
-        .count();
-    let name = html[name_at..name_at + name_len].to_ascii_lowercase();
-    let (attrs, self_closing, end) = read_attrs(html, name_at + name_len);
-    let m = if closing {
-        Markup::End(name)
-    } else {
-        Markup::Start {
-            name,
-            attrs,
-            self_closing,
-        }
-    };
-    Some((m, end))
-}
-
-/// Attributes from `i` to the tag's `>`: the list, whether it ended `/>`, and the offset
-/// after the `>` (the end of the text when there is none).
-fn read_attrs(html: &str, mut i: usize) -> (Vec<(String, String)>, bool, usize) {
-    let b = html.as_bytes();
-    let mut attrs = Vec::new();
-    loop {
-        while b
-            .get(i)
-            .is_some_and(|c| c.is_ascii_whitespace() || *c == b'/')
-        {
-            i += 1;
-        }
-        match b.get(i) {
-            None => return (attrs, false, b.len()),
-            Some(b'>') => return (attrs, i > 0 && b[i - 1] == b'/', i + 1),
-            _ => {}
-        }
-        let start = i;
-        while b
-            .get(i)
-            .is_some_and(|c| !c.is_ascii_whitespace() && !matches!(c, b'/' | b'>' | b'='))
-            || i == start && b.get(i) == Some(&b'=')
-        {
-            i += 1;
-        }
-        let name = html[start..i].to_ascii_lowercase();
-        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        let mut value = String::new();
-        if b.get(i) == Some(&b'=') {
-            i += 1;
-            while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-                i += 1;
+            Ev::Close(self_closing) => {
+                if let Some((name, mut attrs)) = tag.take() {
+                    dedup_first(&mut attrs);
+                    b.start(name, attrs, self_closing);
+                }
             }
-            let (v, next) = match b.get(i) {
-                Some(&q @ (b'"' | b'\'')) => {
-                    let close = memchr::memchr(q, &b[i + 1..]).map_or(b.len(), |k| i + 1 + k);
-                    (&html[i + 1..close], (close + 1).min(b.len()))
-                }
-                _ => {
-                    let len = b[i..]
-                        .iter()
-                        .take_while(|c| !c.is_ascii_whitespace() && **c != b'>')
-                        .count();
-                    (&html[i..i + len], i + len)
-                }
-            };
-            value = decode(v, true).into_owned();
-            i = next;
-        }
-        if !name.is_empty() && !attrs.iter().any(|(k, _)| *k == name) {
-            attrs.push((name, value));
+            Ev::End(name) => {
+                tag = None;
+                b.end(&name);
+            }
+            Ev::Text(t) => {
+                tag = None;
+                b.text(&t);
+            }
         }
     }
+    Some(b.finish())
 }
 
-/// Where `</name` starts at or after `from` (any case), if anywhere.
-fn find_end_tag(html: &str, from: usize, name: &str) -> Option<usize> {
-    let b = html.as_bytes();
-    let mut i = from;
-    while let Some(k) = memchr::memmem::find(&b[i..], b"</") {
-        let at = i + k;
-        let n = &b[at + 2..];
-        if n.len() >= name.len()
-            && n[..name.len()].eq_ignore_ascii_case(name.as_bytes())
-            && n.get(name.len())
-                .is_none_or(|c| c.is_ascii_whitespace() || matches!(c, b'>' | b'/'))
-        {
-            return Some(at);
+/// Keep the first of attributes with the same name (as browsers do); at most MAX_ATTRS.
+fn dedup_first(attrs: &mut Vec<(String, String)>) {
+    let mut k = 0;
+    while k < attrs.len() {
+        if attrs[..k].iter().any(|(n, _)| *n == attrs[k].0) {
+            attrs.remove(k);
+        } else {
+            k += 1;
         }
-        i = at + 2;
     }
-    None
 }
 
 struct Builder {
     /// Open elements, the root first.
     stack: Vec<Element>,
+    /// Elements built so far (see [`MAX_ELEMENTS`]).
+    elements: usize,
+    /// Past the element cap, the raw-text element (script, style) whose start was dropped:
+    /// its text is not content and is dropped up to its end tag.
+    dropped_raw: Option<String>,
 }
 
 impl Builder {
     fn text(&mut self, t: &str) {
-        if !t.is_empty() {
-            self.raw_text(&decode(t, false));
+        if t.is_empty() || self.dropped_raw.is_some() {
+            return;
         }
-    }
-
-    fn raw_text(&mut self, t: &str) {
         let top = self.top();
         if let Some(Node::Text(prev)) = top.children.last_mut() {
             prev.push_str(t);
@@ -291,6 +217,13 @@ impl Builder {
     }
 
     fn start(&mut self, name: String, attrs: Vec<(String, String)>, self_closing: bool) {
+        if self.elements >= MAX_ELEMENTS {
+            if !self_closing && NOT_TEXT.contains(&name.as_str()) {
+                self.dropped_raw = Some(name);
+            }
+            return;
+        }
+        self.elements += 1;
         self.imply_ends(&name);
         let el = Element {
             name,
@@ -345,6 +278,12 @@ impl Builder {
     }
 
     fn end(&mut self, name: &str) {
+        if let Some(raw) = &self.dropped_raw {
+            if raw == name {
+                self.dropped_raw = None;
+            }
+            return;
+        }
         if name == "br" {
             return self.start("br".into(), Vec::new(), true);
         }
@@ -378,6 +317,10 @@ impl Builder {
 mod tests {
     use super::*;
 
+    fn parse_all(html: &str) -> Element {
+        parse(html, &Budget::default()).unwrap()
+    }
+
     fn shape(e: &Element) -> String {
         let mut s = String::new();
         for c in &e.children {
@@ -393,12 +336,12 @@ mod tests {
 
     #[test]
     fn implied_ends_and_stray_tags() {
-        let d = parse("<P>one<p>two<ul><li>a<li>b</ul></div>three</b>");
+        let d = parse_all("<P>one<p>two<ul><li>a<li>b</ul></div>three</b>");
         assert_eq!(
             shape(&d),
             "<p>one</p><p>two</p><ul><li>a</li><li>b</li></ul>three"
         );
-        let d = parse("<table><tr><td>1<td>2<tr><td>3</table>");
+        let d = parse_all("<table><tr><td>1<td>2<tr><td>3</table>");
         assert_eq!(
             shape(&d),
             "<table><tr><td>1</td><td>2</td></tr><tr><td>3</td></tr></table>"
@@ -407,7 +350,7 @@ mod tests {
 
     #[test]
     fn attributes_raw_text_and_comments() {
-        let d = parse("<!doctype html><!-- <b>x</b> --><a HREF='/a?b=1&amp;c=2' title=t data-x>l</a><script>if (a<b) {}</script><br/>ok &lt; 3 < 4");
+        let d = parse_all("<!doctype html><!-- <b>x</b> --><a HREF='/a?b=1&amp;c=2' title=t data-x>l</a><script>if (a<b) {}</script><br/>ok &lt; 3 < 4");
         let Node::Element(a) = &d.children[0] else {
             panic!("{d:?}")
         };
@@ -423,7 +366,7 @@ mod tests {
     #[test]
     fn unclosed_and_deep_markup_never_fails() {
         let deep = "<div>".repeat(10_000) + "x";
-        assert!(shape(&parse(&deep)).contains('x'));
+        assert!(shape(&parse_all(&deep)).contains('x'));
         for s in [
             "<",
             "<a",
@@ -435,7 +378,7 @@ mod tests {
             "&",
             "<a =x>",
         ] {
-            let _ = parse(s);
+            let _ = parse_all(s);
         }
     }
 }

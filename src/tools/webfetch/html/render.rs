@@ -6,6 +6,7 @@
 //! end, never more than one in a row) and starts every line with the prefixes of the open
 //! block quotes and list items, so nesting is a stack of prefixes rather than re-indented
 //! strings.
+use super::budget::within_budget;
 use super::parse::{Element, Node};
 
 /// Elements whose content is not text for a reader.
@@ -181,6 +182,9 @@ impl Out {
 
 /// Render `el`'s children into `out`.
 pub fn children(el: &Element, out: &mut Out) {
+    if !within_budget() {
+        return;
+    }
     for c in &el.children {
         match c {
             Node::Text(t) => out.text(t),

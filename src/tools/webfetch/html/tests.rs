@@ -113,3 +113,54 @@ fn text_outside_the_cells_makes_a_table_layout() {
         "before\na\nb\nc\nd"
     );
 }
+
+#[test]
+fn a_spent_budget_stops_the_conversion() {
+    use super::{to_markdown_within, Budget};
+    use crate::util::cancel::Cancel;
+    let page = "<p>words</p>".repeat(2000);
+    let ok = to_markdown_within(&page, &Budget::default());
+    assert!(ok.is_some_and(|m| m.starts_with("words")));
+    let past = Budget {
+        deadline: Some(std::time::Instant::now()),
+        cancel: None,
+    };
+    assert_eq!(to_markdown_within(&page, &past), None);
+    let c = Cancel::new();
+    c.cancel();
+    let cancelled = Budget {
+        deadline: None,
+        cancel: Some(c),
+    };
+    assert_eq!(to_markdown_within(&page, &cancelled), None);
+}
+
+#[test]
+fn many_attributes_and_deep_lists_stay_cheap() {
+    let mut p = String::from("<p");
+    for i in 0..50_000 {
+        p.push_str(&format!(" a{i}=\"v\" b{i}=w"));
+    }
+    p.push_str(" href=x>after</p>");
+    assert_eq!(md(&p), "after");
+    let d = super::parse::parse(&"<ul><li>x".repeat(150_000), &Default::default()).unwrap();
+    fn count(e: &super::parse::Element) -> usize {
+        1 + e
+            .children
+            .iter()
+            .map(|c| match c {
+                super::parse::Node::Element(x) => count(x),
+                super::parse::Node::Text(_) => 0,
+            })
+            .sum::<usize>()
+    }
+    assert!(count(&d) <= super::parse::MAX_ELEMENTS + 1);
+    // Past the cap, a script's text is still not content.
+    let page = "<i>".repeat(super::parse::MAX_ELEMENTS) + "a<script>var x</script>b";
+    let out = md(&page);
+    assert!(
+        out.contains("ab") && !out.contains("var"),
+        "{}",
+        &out[out.len() - 50..]
+    );
+}
