@@ -6,7 +6,7 @@ use crate::agent::context::{AgentCtx, Effect};
 use crate::agent::recorder::CallRecord;
 use crate::protocol::{Event, StopReason, Tokens, UsageKind};
 use crate::provider::{self, Request, StreamEvent};
-use crate::session::conversation::{self as conv, ToolUse};
+use crate::session::conversation::{self as conv, Reasoning, ToolUse};
 use crate::session::stats::Usage;
 
 /// Turn kind: a user's input, or a wakeup by notifications (no input of its own).
@@ -137,7 +137,8 @@ enum CallEnd {
 #[derive(Default)]
 struct Partial {
     text: String,
-    thinking: String,
+    /// Thinking blocks (text and signature) and redacted_thinking blocks, in order.
+    reasoning: Vec<Reasoning>,
     tools: Vec<ToolUse>,
     results: Vec<(String, String)>,
     stop: Option<StopReason>,
@@ -147,7 +148,33 @@ struct Partial {
 
 impl Partial {
     fn is_empty(&self) -> bool {
-        self.text.is_empty() && self.thinking.is_empty() && self.tools.is_empty()
+        self.text.is_empty() && self.reasoning.is_empty() && self.tools.is_empty()
+    }
+
+    /// Thinking text continues the open (unsigned) thinking block, else opens one: a
+    /// signature or a redacted block ends a block.
+    fn push_thinking(&mut self, t: String) {
+        match self.reasoning.last_mut() {
+            Some(Reasoning::Thinking { text, signature }) if signature.is_empty() => {
+                append_moved(text, t)
+            }
+            _ => self.reasoning.push(Reasoning::Thinking {
+                text: t,
+                signature: String::new(),
+            }),
+        }
+    }
+
+    /// The signature of the block that just ended (a block whose text the server omitted
+    /// is kept as an empty signed block: it must still go back).
+    fn sign_thinking(&mut self, sig: String) {
+        match self.reasoning.last_mut() {
+            Some(Reasoning::Thinking { signature, .. }) if signature.is_empty() => *signature = sig,
+            _ => self.reasoning.push(Reasoning::Thinking {
+                text: String::new(),
+                signature: sig,
+            }),
+        }
     }
 }
 
@@ -243,7 +270,7 @@ fn cut(ctx: &AgentCtx, st: &Partial, msg: &str) -> CallEnd {
 
 fn record(st: &Partial) -> CallRecord<'_> {
     CallRecord {
-        thinking: &st.thinking,
+        reasoning: &st.reasoning,
         text: &st.text,
         tools: &st.tools,
         results: &st.results,
@@ -291,9 +318,11 @@ fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
             let e = Event::thinking(t);
             emit_ref(ctx, &e);
             if let Event::Thinking { content } = e {
-                append_moved(&mut st.thinking, content);
+                st.push_thinking(content);
             }
         }
+        StreamEvent::ThinkingSignature(sig) => st.sign_thinking(sig),
+        StreamEvent::RedactedThinking(data) => st.reasoning.push(Reasoning::Redacted { data }),
         StreamEvent::ToolCall {
             name,
             id,

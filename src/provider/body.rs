@@ -7,7 +7,6 @@ use super::outgoing::Body;
 use super::{ProviderConfig, ProviderKind, Request};
 use crate::options::{Effort, Thinking};
 use crate::util::jsonl::push_str;
-use serde_json::Value;
 use std::borrow::Cow;
 
 /// The body for `kind`, exactly as sent, as one string.
@@ -74,48 +73,69 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
 }
 
 /// [`claude_body`] as parts: every stored line is spliced in as it is (borrowed), except
-/// the assistant lines the official API needs cleaned ([`claude_message`]).
+/// the assistant lines the strict rules clean and the lines that carry a cache
+/// breakpoint (`claude_wire.rs` says which servers get either).
 pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
+    use super::claude_wire as cw;
+    let grade = cw::anthropic_grade(cfg, req);
     let mut b = Body::new();
     let mut head = String::with_capacity(64);
     head.push_str("{\"max_tokens\":");
     head.push_str(&cfg.max_tokens.to_string());
     head.push_str(",\"messages\":[");
     b.push(head);
-    let strict = is_official_anthropic(&cfg.base_url);
-    let lines = req
+    let lines: Vec<&'a str> = req
         .messages
         .iter()
         .map(|l| l.trim())
-        .filter(|l| !l.is_empty());
-    b.push_joined(lines.map(|l| claude_message(l, strict)));
+        .filter(|l| !l.is_empty())
+        .collect();
+    let (last, prev) = if grade {
+        cw::cache_lines(&lines)
+    } else {
+        (None, None)
+    };
+    b.push_joined(lines.iter().enumerate().map(|(i, &l)| {
+        let mut out = claude_message(l, grade);
+        if Some(i) == last || Some(i) == prev {
+            if let Some(m) = cw::with_breakpoint(&out) {
+                out = Cow::Owned(m);
+            }
+        }
+        out
+    }));
     let mut t = String::with_capacity(256);
     t.push_str("],\"model\":");
     push_str(&mut t, &cfg.model);
-    let mode = thinking_mode(cfg, req);
-    if mode.is_some() {
+    let r = cw::reasoning(cfg, req, grade);
+    if let Some(e) = r.effort {
         t.push_str(",\"output_config\":{\"effort\":");
-        push_str(&mut t, effort(cfg));
+        push_str(&mut t, e);
         t.push('}');
     }
     t.push_str(",\"stream\":true");
     if !req.system.is_empty() {
         t.push_str(",\"system\":");
-        push_str(&mut t, req.system);
+        if grade {
+            t.push_str(&cw::system_blocks(req.system));
+        } else {
+            push_str(&mut t, req.system);
+        }
     }
-    if let Some(mode) = mode {
+    if let Some(mode) = r.thinking {
         t.push_str(",\"thinking\":{\"type\":");
         push_str(&mut t, mode.as_str());
-        if strict && mode == Thinking::Enabled {
-            // The official API requires a budget with `enabled` (1024 ≤ budget < max_tokens).
-            let budget = (cfg.max_tokens / 2).max(1024);
+        if let Some(budget) = r.budget {
             t.push_str(&format!(",\"budget_tokens\":{budget}"));
         }
         t.push('}');
     }
     if let Some(tools) = tools_compact(req.tools_json) {
         t.push_str(",\"tools\":");
-        t.push_str(&tools);
+        match grade.then(|| cw::tools_with_breakpoint(&tools)).flatten() {
+            Some(marked) => t.push_str(&marked),
+            None => t.push_str(&tools),
+        }
     }
     t.push('}');
     b.push(t);
@@ -123,59 +143,40 @@ pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
 }
 
 /// The per-message hook of the Claude body: one stored line as it is sent. Only what
-/// the mapping must change is re-serialised; everything else is the stored bytes.
+/// the strict rules must change is re-serialised; everything else is the stored bytes.
 pub fn claude_message(line: &str, strict: bool) -> Cow<'_, str> {
-    if strict && line.contains("\"role\":\"assistant\"") {
-        Cow::Owned(strict_anthropic_line(line))
-    } else {
-        Cow::Borrowed(line)
+    match strict
+        .then(|| super::claude_wire::strict_assistant_line(line))
+        .flatten()
+    {
+        Some(l) => Cow::Owned(l),
+        None => Cow::Borrowed(line),
     }
 }
 
 /// The official Anthropic API rejects what the shell format stores in assistant messages
 /// (docs/providers.md): thinking blocks without a signature and empty text blocks.
-/// Compatible servers (DeepSeek, local ones, the scripted mock) get the lines verbatim.
 pub fn is_official_anthropic(base_url: &str) -> bool {
-    base_url.contains("://api.anthropic.com")
+    super::claude_wire::is_official_anthropic(base_url)
 }
 
 /// An assistant line without unsigned thinking blocks and empty text blocks (a placeholder
 /// text block if nothing would remain). Other lines are returned unchanged.
 pub fn strict_anthropic_line(line: &str) -> String {
-    if !line.contains("\"role\":\"assistant\"") {
-        return line.to_string();
-    }
-    let mut v: Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        Err(_) => return line.to_string(),
-    };
-    if let Some(Value::Array(blocks)) = v.get_mut("content") {
-        blocks.retain(|b| match b.get("type").and_then(Value::as_str) {
-            Some("thinking") => b.get("signature").is_some(),
-            Some("text") => !b
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .is_empty(),
-            _ => true,
-        });
-        if blocks.is_empty() {
-            blocks.push(serde_json::json!({"type": "text", "text": "(no text)"}));
-        }
-    }
-    v.to_string()
+    super::claude_wire::strict_assistant_line(line).unwrap_or_else(|| line.to_string())
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use serde_json::Value;
 
     pub fn cfg(kind: ProviderKind, thinking: &str) -> ProviderConfig {
         ProviderConfig {
             kind,
             model: "m-1".into(),
             api_key: "sk-secret".into(),
-            base_url: "http://x".into(),
+            base_url: "http://127.0.0.1:9".into(),
             max_tokens: 100,
             effort: Some(Effort::High),
             thinking: <Thinking as clap::ValueEnum>::from_str(thinking, false).ok(),
@@ -268,6 +269,7 @@ mod strict_tests {
     #[test]
     fn official_anthropic_enabled_thinking_gets_a_budget() {
         let mut cfg = super::tests::cfg(ProviderKind::Claude, "enabled");
+        cfg.max_tokens = 4000;
         let req = Request {
             system: "s",
             messages: &[],
@@ -277,7 +279,7 @@ mod strict_tests {
         assert!(!build_body(ProviderKind::Claude, &cfg, &req).contains("budget_tokens"));
         cfg.base_url = "https://api.anthropic.com/v1".into();
         assert!(build_body(ProviderKind::Claude, &cfg, &req)
-            .contains(r#""thinking":{"type":"enabled","budget_tokens":1024}"#));
+            .contains(r#""thinking":{"type":"enabled","budget_tokens":2000}"#));
     }
 }
 
@@ -288,6 +290,10 @@ mod reasoning_tests {
     fn body(kind: ProviderKind, base: &str, effort: Option<Effort>, t: Option<Thinking>) -> String {
         let mut c = super::tests::cfg(kind, "");
         c.base_url = base.into();
+        if base.contains("anthropic.com") {
+            // An unknown model gets no reasoning fields on the official host by default.
+            c.model = "claude-sonnet-4-6".into();
+        }
         c.effort = effort;
         c.thinking = t;
         let msgs = vec![r#"{"role":"user","content":"x"}"#.to_string()];

@@ -84,6 +84,11 @@ pub struct Request<'a> {
 pub enum StreamEvent {
     Text(String),
     Thinking(String),
+    /// The signature of the thinking block that just ended (Anthropic `signature_delta`):
+    /// the block is sent back with it, unmodified, in the tool loop.
+    ThinkingSignature(String),
+    /// A `redacted_thinking` block's `data` (encrypted reasoning), kept and sent back whole.
+    RedactedThinking(String),
     /// `input_raw` is the accumulated tool-input JSON text as the model sent it
     /// (may be empty or invalid; the caller validates).
     ToolCall {
@@ -118,6 +123,7 @@ pub mod anthropic;
 mod attempt;
 mod blocks;
 pub mod body;
+pub mod claude_wire;
 mod diag;
 pub mod http;
 pub mod image;

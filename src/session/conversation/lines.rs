@@ -13,6 +13,27 @@ pub struct ToolUse {
     pub input_raw: String,
 }
 
+/// One reasoning block of an assistant message, kept as the server sent it so that it can
+/// go back verbatim (Anthropic requires the current tool loop's thinking blocks complete,
+/// unmodified and first in the assistant message; docs/providers.md#thinking-round-trip).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reasoning {
+    /// A thinking block; `signature` is empty when the server signed nothing (local
+    /// servers, other vendors): the line then has the shell version's exact shape.
+    Thinking { text: String, signature: String },
+    /// A `redacted_thinking` block's encrypted `data`.
+    Redacted { data: String },
+}
+
+impl Reasoning {
+    fn len(&self) -> usize {
+        match self {
+            Reasoning::Thinking { text, signature } => text.len() + signature.len(),
+            Reasoning::Redacted { data } => data.len(),
+        }
+    }
+}
+
 /// `{"role":"user","content":"…"}`
 pub fn user_text_line(content: &str) -> String {
     Obj::new()
@@ -23,22 +44,55 @@ pub fn user_text_line(content: &str) -> String {
 
 /// `{"role":"assistant","content":[thinking, text, tool_use…]}` (thinking and text always present).
 pub fn assistant_line(thinking: &str, text: &str, tools: &[ToolUse]) -> String {
-    let mut out = Vec::with_capacity(thinking.len() + text.len() + 96);
-    let _ = write_assistant_line(&mut out, thinking, text, tools); // ok: a Vec never fails
+    let r = [Reasoning::Thinking {
+        text: thinking.to_string(),
+        signature: String::new(),
+    }];
+    assistant_line_with(&r, text, tools)
+}
+
+/// [`assistant_line`] with the reasoning blocks as they came (signatures, redacted blocks).
+pub fn assistant_line_with(reasoning: &[Reasoning], text: &str, tools: &[ToolUse]) -> String {
+    let n: usize = reasoning.iter().map(Reasoning::len).sum();
+    let mut out = Vec::with_capacity(n + text.len() + 96);
+    let _ = write_assistant_line(&mut out, reasoning, text, tools); // ok: a Vec never fails
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// [`assistant_line`] written straight into `w` (a huge answer is escaped into the file,
-/// never copied into a line first). The same bytes.
+/// [`assistant_line_with`] written straight into `w` (a huge answer is escaped into the
+/// file, never copied into a line first). The same bytes. No reasoning at all is written
+/// as the shell's empty thinking block; a signature is an extra key after `thinking`.
 pub fn write_assistant_line(
     w: &mut dyn Write,
-    thinking: &str,
+    reasoning: &[Reasoning],
     text: &str,
     tools: &[ToolUse],
 ) -> std::io::Result<()> {
-    w.write_all(br#"{"role":"assistant","content":[{"type":"thinking","thinking":"#)?;
-    serde_json::to_writer(&mut *w, thinking)?;
-    w.write_all(br#"},{"type":"text","text":"#)?;
+    w.write_all(br#"{"role":"assistant","content":["#)?;
+    if reasoning.is_empty() {
+        w.write_all(br#"{"type":"thinking","thinking":""}"#)?;
+    }
+    for (i, r) in reasoning.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        match r {
+            Reasoning::Thinking { text, signature } => {
+                w.write_all(br#"{"type":"thinking","thinking":"#)?;
+                serde_json::to_writer(&mut *w, text)?;
+                if !signature.is_empty() {
+                    w.write_all(br#","signature":"#)?;
+                    serde_json::to_writer(&mut *w, signature)?;
+                }
+            }
+            Reasoning::Redacted { data } => {
+                w.write_all(br#"{"type":"redacted_thinking","data":"#)?;
+                serde_json::to_writer(&mut *w, data)?;
+            }
+        }
+        w.write_all(b"}")?;
+    }
+    w.write_all(br#",{"type":"text","text":"#)?;
     serde_json::to_writer(&mut *w, text)?;
     w.write_all(b"}")?;
     for t in tools {
@@ -84,12 +138,12 @@ pub fn write_tool_results_line(
 /// call goes through a pending copy first ([`crate::session::durable`]).
 pub fn append_call(
     path: &Path,
-    thinking: &str,
+    reasoning: &[Reasoning],
     text: &str,
     tools: &[ToolUse],
     results: &[(String, String)],
 ) -> std::io::Result<()> {
-    let size = thinking.len()
+    let size = reasoning.iter().map(Reasoning::len).sum::<usize>()
         + text.len()
         + tools
             .iter()
@@ -97,7 +151,7 @@ pub fn append_call(
             .sum::<usize>()
         + results.iter().map(|r| r.0.len() + r.1.len()).sum::<usize>();
     crate::session::durable::append_with(path, size, |w| {
-        write_assistant_line(w, thinking, text, tools)?;
+        write_assistant_line(w, reasoning, text, tools)?;
         w.write_all(b"\n")?;
         if !tools.is_empty() {
             write_tool_results_line(w, results)?;
