@@ -61,6 +61,8 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     let max = ctx.cfg.max_turns;
     let mut calls = 0u64;
     let mut stop_hook_active = false;
+    // A context-window stop is compacted and retried once per turn.
+    let mut context_retried = false;
     while calls < max {
         calls += 1;
         crate::agent::inject::drain_notifications(ctx);
@@ -74,7 +76,7 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
             system = ctx.prompt();
             ctx.emit(Event::context_update("auto"));
         }
-        match one_call(ctx, &system) {
+        match one_call(ctx, &system, &mut context_retried) {
             CallEnd::Continue => {
                 // Extensions: a hook's `continue: false` ends the turn here.
                 if let Some(why) = ctx.ext.take_halt() {
@@ -178,7 +180,7 @@ impl Partial {
     }
 }
 
-fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
+fn one_call(ctx: &AgentCtx, system: &str, context_retried: &mut bool) -> CallEnd {
     let mut messages = conv::message_lines(&ctx.session.conversation());
     // Vision: `[Image #N]` attachments go as images (provider/image.rs).
     if ctx.cfg.vision {
@@ -236,8 +238,27 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
         Some(StopReason::MaxTokens) => {
             return cut(ctx, &st, "Response truncated (max_tokens reached)")
         }
+        Some(StopReason::Other(r)) if r == "refusal" => {
+            return cut(
+                ctx,
+                &st,
+                "The model declined to answer (stop_reason=refusal): rephrase the request or start a new session",
+            )
+        }
+        Some(StopReason::Other(r)) if r == "model_context_window_exceeded" => {
+            return context_exceeded(ctx, system, &st, context_retried);
+        }
         Some(s) => s,
     };
+    if stop == StopReason::Other("pause_turn".into()) && st.tools.is_empty() {
+        // The API paused a long turn: the answer so far goes back as the last assistant
+        // message and the model continues it (docs/providers.md#stop-reasons).
+        if let Err(msg) = ctx.rec.call(&record(&st)) {
+            ctx.emit(Event::error(msg.as_str()));
+            return CallEnd::End(TurnEnd::Error(msg));
+        }
+        return CallEnd::Continue;
+    }
     if st.is_empty() {
         // A gateway turns an upstream failure into an empty successful stream.
         let msg = format!(
@@ -258,6 +279,30 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
         CallEnd::Continue
     } else {
         CallEnd::Final(stop)
+    }
+}
+
+/// `model_context_window_exceeded`: the context no longer fits the model. What arrived is
+/// stored; the conversation is compacted and the call made again, once per turn; a second
+/// time, or when nothing can be compacted, the turn ends with an error.
+fn context_exceeded(ctx: &AgentCtx, system: &str, st: &Partial, retried: &mut bool) -> CallEnd {
+    use crate::agent::compact::{compact, CompactOutcome};
+    store(ctx, st);
+    let msg = "The conversation no longer fits the model's context window (stop_reason=model_context_window_exceeded)";
+    if std::mem::replace(retried, true) {
+        ctx.emit(Event::error(msg));
+        return CallEnd::End(TurnEnd::Error(msg.to_string()));
+    }
+    match compact(ctx, system, "auto", true) {
+        CompactOutcome::Compacted { .. } => {
+            ctx.emit(Event::context_update("auto"));
+            CallEnd::Continue
+        }
+        CompactOutcome::NotNeeded | CompactOutcome::Failed(_) => {
+            let msg = format!("{msg}; compaction could not make room");
+            ctx.emit(Event::error(msg.as_str()));
+            CallEnd::End(TurnEnd::Error(msg))
+        }
     }
 }
 
