@@ -3,6 +3,8 @@
 //! answers from a JSON script and records every request. See `script.rs` for the format.
 pub mod script;
 pub mod server;
+pub mod strict_anthropic;
+pub mod strict_cache;
 pub mod wire;
 
 pub use server::Server;
