@@ -161,6 +161,13 @@ impl Strict {
                 })
                 .collect();
             if got.len() < want.len() || got[..want.len()] != want[..] {
+                if !got.is_empty() {
+                    // Stricter than the API, which cannot tell a dropped block: the
+                    // client must send the loop's reasoning back complete.
+                    return Err(Refusal::bad(format!(
+                        "messages.{i}.content: the thinking and redacted_thinking blocks of the current tool loop must be sent back complete, unmodified and in order (strict mock rule)"
+                    )));
+                }
                 let first = blocks
                     .first()
                     .and_then(|b| b["type"].as_str())

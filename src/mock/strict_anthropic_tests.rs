@@ -308,7 +308,7 @@ fn tool_loop_assistant_message_must_start_with_its_signed_thinking() {
     );
     assert!(refusal(&s, &bad)
         .message
-        .contains("must start with a thinking block"));
+        .contains("sent back complete, unmodified and in order"));
     // Outside the current tool loop (a new user text after it), no block is required.
     let mut later = stripped.clone();
     later.push(json!({"role":"assistant","content":[{"type":"text","text":"done"}]}));
