@@ -90,19 +90,16 @@ pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
         .map(|l| l.trim())
         .filter(|l| !l.is_empty())
         .collect();
-    let (last, prev) = if grade {
-        cw::cache_lines(&lines)
+    let mut marks = if grade {
+        cw::breakpoints(&lines, |l| claude_message(l, true))
     } else {
-        (None, None)
+        Vec::new()
     };
     b.push_joined(lines.iter().enumerate().map(|(i, &l)| {
-        let mut out = claude_message(l, grade);
-        if Some(i) == last || Some(i) == prev {
-            if let Some(m) = cw::with_breakpoint(&out) {
-                out = Cow::Owned(m);
-            }
+        match marks.iter().position(|(m, _)| *m == i) {
+            Some(k) => Cow::Owned(marks.swap_remove(k).1),
+            None => claude_message(l, grade),
         }
-        out
     }));
     let mut t = String::with_capacity(256);
     t.push_str("],\"model\":");

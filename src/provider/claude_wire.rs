@@ -147,48 +147,51 @@ pub fn strict_assistant_line(line: &str) -> Option<String> {
     Some(v.to_string())
 }
 
-/// Which message lines carry a cache breakpoint: the last one (the rolling end of the
-/// conversation, written for the next request) and the last user line before the last
-/// assistant line (where the previous request's breakpoint stood, so its cached prefix
-/// is read even when this call added more than the API's 20-block lookback).
-pub fn cache_lines(lines: &[&str]) -> (Option<usize>, Option<usize>) {
-    let last = lines.len().checked_sub(1);
+/// How far back from the end (and from the last assistant line) a markable line is looked
+/// for: in practice it is the first or second line looked at.
+const MARK_SEARCH: usize = 8;
+
+/// The two message breakpoints, as `(index, marked line)` with `clean` applied first:
+/// the rolling end of the conversation (the last line that can carry a marker, written
+/// for the next request) and the previous request's rolling end (the last markable line
+/// before the last assistant line), so its cached prefix is read even when this call
+/// added more than the API's 20-block lookback. A user message whose content is a plain
+/// string is not marked (it is sent as stored; the next call's marker covers it), so a
+/// string-content request keeps its stored bytes.
+pub fn breakpoints<'l>(
+    lines: &[&'l str],
+    clean: impl Fn(&'l str) -> std::borrow::Cow<'l, str>,
+) -> Vec<(usize, String)> {
+    let mark = |i: usize| with_breakpoint(&clean(lines[i])).map(|m| (i, m));
+    let n = lines.len();
+    let mut out = Vec::with_capacity(2);
+    let Some(rolling) = (n.saturating_sub(MARK_SEARCH)..n).rev().find_map(mark) else {
+        return out;
+    };
     let last_assistant = lines
         .iter()
         .rposition(|l| l.contains("\"role\":\"assistant\""));
-    let prev = last_assistant.and_then(|a| {
-        lines[..a]
-            .iter()
-            .rposition(|l| l.contains("\"role\":\"user\""))
-    });
-    (last, prev.filter(|&p| Some(p) != last))
+    let before = last_assistant.unwrap_or(0).min(rolling.0);
+    let prev = (before.saturating_sub(MARK_SEARCH)..before)
+        .rev()
+        .find_map(mark);
+    out.extend(prev);
+    out.push(rolling);
+    out
 }
 
-/// `line` with a breakpoint on its last content block (a string content becomes one text
-/// block). `None` when it cannot carry one (not JSON, empty text, a last block of a kind
-/// that cannot be marked): it is then sent as it is.
+/// `line` with a breakpoint on the last block of its array content. `None` when it cannot
+/// carry one (not JSON, string content, an empty text or a thinking block last).
 pub fn with_breakpoint(line: &str) -> Option<String> {
     let mut v: Map<String, Value> = serde_json::from_str(line).ok()?;
-    let marker = json!({"type": "ephemeral"});
-    match v.get_mut("content")? {
-        Value::String(s) if !s.is_empty() => {
-            let text = std::mem::take(s);
-            v.insert(
-                "content".into(),
-                json!([{"type": "text", "text": text, "cache_control": marker}]),
-            );
-        }
-        Value::Array(blocks) => {
-            let b = blocks.last_mut()?.as_object_mut()?;
-            match b.get("type").and_then(Value::as_str) {
-                Some("thinking" | "redacted_thinking") => return None,
-                Some("text") if b.get("text").and_then(Value::as_str) == Some("") => return None,
-                _ => {}
-            }
-            b.insert("cache_control".into(), marker);
-        }
-        _ => return None,
+    let blocks = v.get_mut("content")?.as_array_mut()?;
+    let b = blocks.last_mut()?.as_object_mut()?;
+    match b.get("type").and_then(Value::as_str) {
+        Some("thinking" | "redacted_thinking") => return None,
+        Some("text") if b.get("text").and_then(Value::as_str) == Some("") => return None,
+        _ => {}
     }
+    b.insert("cache_control".into(), json!({"type": "ephemeral"}));
     Some(Value::Object(v).to_string())
 }
 
@@ -344,20 +347,27 @@ mod tests {
     }
 
     #[test]
-    fn breakpoints() {
+    fn breakpoints_roll_with_the_conversation() {
+        let plain = |l: &'static str| std::borrow::Cow::Borrowed(l);
         let u = r#"{"role":"user","content":"hi"}"#;
-        assert_eq!(
-            with_breakpoint(u).unwrap(),
-            r#"{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}"#
-        );
         let tr =
             r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}"#;
+        let a = r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#;
+        assert_eq!(with_breakpoint(u), None);
         assert!(with_breakpoint(tr)
             .unwrap()
             .ends_with(r#""content":"x","cache_control":{"type":"ephemeral"}}]}"#));
-        let a = r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#;
-        assert_eq!(cache_lines(&[u, a, tr]), (Some(2), Some(0)));
-        assert_eq!(cache_lines(&[u]), (Some(0), None));
+        let idx = |ls: &[&'static str]| -> Vec<usize> {
+            breakpoints(ls, plain).into_iter().map(|(i, _)| i).collect()
+        };
+        // A first request: nothing to mark but the system prompt and tools.
+        assert_eq!(idx(&[u]), Vec::<usize>::new());
+        // A tool loop: the results, and the previous request's end.
+        assert_eq!(idx(&[u, a, tr]), vec![2]);
+        assert_eq!(idx(&[u, a, tr, a, tr]), vec![2, 4]);
+        // A new user text: the answer before it rolls, the previous end stays.
+        assert_eq!(idx(&[u, a, tr, a, u]), vec![2, 3]);
+        assert_eq!(idx(&[u, a, tr, a, u, a, tr]), vec![3, 6]);
         assert_eq!(
             tools_with_breakpoint(r#"[{"name":"A"},{"name":"B"}]"#).unwrap(),
             r#"[{"name":"A"},{"name":"B","cache_control":{"type":"ephemeral"}}]"#

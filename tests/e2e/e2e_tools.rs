@@ -17,7 +17,7 @@ fn scripted_model_uses_every_tool() {
     let draft = draft.to_str().unwrap();
     let script = format!(
         r#"[
-      {{"when": "\"text\":\"SUBCHILD", "text": "child says 42", "usage": {{"input": 7, "output": 3}}}},
+      {{"when": "\"content\":\"SUBCHILD", "text": "child says 42", "usage": {{"input": 7, "output": 3}}}},
       {{"when": "The messages above are being removed", "text": "Task focus: tools\nLatest request: all\nProgress: done\nTool evidence: none\nReflections: none", "usage": {{"input": 1, "output": 1}}}},
       {{"tool_calls": [
         {{"name": "Write", "id": "c1", "input": {{"path": "a.txt", "content": "alpha\nbeta\n"}}}},

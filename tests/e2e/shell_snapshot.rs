@@ -94,7 +94,7 @@ fn login_profile_reaches_commands_through_the_snapshot() {
     set_mtime(&env.home.join(".bash_profile"), 1_700_000_000);
     let again = Mock::start(
         r#"[
-      {"when": "again\",\"cache_control\"", "tool_calls": [{"name": "Bash", "id": "b3", "input": {"command": "echo var=$MY_PROFILE_VAR"}}]},
+      {"when": "again\"}]", "tool_calls": [{"name": "Bash", "id": "b3", "input": {"command": "echo var=$MY_PROFILE_VAR"}}]},
       {"repeat": true, "text": "Done."}
     ]"#,
     );
