@@ -229,7 +229,7 @@ pub fn current_models(vendor: Vendor) -> Vec<&'static str> {
 /// current models of its family (or of its vendor when the family is unknown).
 pub fn not_found_note(server_msg: &str) -> Option<String> {
     let name = if let Some(rest) = server_msg.trim().strip_prefix("model:") {
-        rest.trim().split_whitespace().next()?.to_string()
+        rest.split_whitespace().next()?.to_string()
     } else {
         let start = server_msg.find("model `")? + "model `".len();
         let len = server_msg[start..].find('`')?;
