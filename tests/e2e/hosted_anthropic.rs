@@ -60,7 +60,12 @@ fn every_family_answers_a_text_turn_and_a_tool_loop_with_thinking() {
     for model in FAMILIES {
         let env = Env::new();
         std::fs::write(env.cwd.join("notes.txt"), "hello\n").unwrap();
-        let mock = Mock::start(&strict_script(1));
+        let mut script: Value = serde_json::from_str(&strict_script(1)).unwrap();
+        script["steps"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"thinking": "Easy.", "text": "Hello to you too."}));
+        let mock = Mock::start(&script.to_string());
         let out = run(
             &env,
             &mock,
@@ -71,6 +76,10 @@ fn every_family_answers_a_text_turn_and_a_tool_loop_with_thinking() {
         assert_all_accepted(&out, model);
         let reqs = mock.records();
         assert_eq!(reqs.len(), 2, "{model}");
+        // A plain text turn after it.
+        let out = run(&env, &mock, model, &["--session", "s"], "hello");
+        assert_all_accepted(&out, model);
+        assert!(stdout(&out).contains("Hello to you too."), "{model}");
         // The second request sends the signed (and redacted) blocks back, first and whole.
         let a = &reqs[1]["body"]["messages"][1];
         assert_eq!(a["role"], "assistant", "{model}");
@@ -297,4 +306,38 @@ fn context_window_stop_ends_the_turn_with_exit_1_when_nothing_can_be_compacted()
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn context_window_stop_compacts_and_retries_once() {
+    let env = Env::new();
+    let mock = Mock::start(
+        r#"{"strict":"anthropic","steps":[
+          {"text":"First answer, long enough to be worth summarising."},
+          {"text":"Second answer, also long enough to be worth summarising."},
+          {"text":"Third answer."},
+          {"text":"Partial","stop":"model_context_window_exceeded"},
+          {"when":"The messages above are being removed","text":"Task focus: questions\nLatest request: big\nProgress: answered three\nTool evidence: none\nReflections: none"},
+          {"text":"Answer after compaction."}
+        ]}"#,
+    );
+    let args = ["--model", "claude-sonnet-5-5", "--session", "cc"];
+    for q in ["one", "two", "three"] {
+        let out = env.agent(&mock.base("claude"), "claude", &[&args[..], &[q]].concat());
+        assert_all_accepted(&out, q);
+    }
+    let out = env.agent(
+        &mock.base("claude"),
+        "claude",
+        &[&args[..], &["big"]].concat(),
+    );
+    assert_all_accepted(&out, "big");
+    assert!(
+        stdout(&out).contains("Answer after compaction."),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!env.read("cc", "summary.txt").is_empty());
+    let ev = env.read("cc", "events.jsonl");
+    assert!(ev.contains("\"context_update\""), "{ev}");
 }
