@@ -353,3 +353,42 @@ mod reasoning_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod anthropic_grade_tests {
+    use super::*;
+
+    #[test]
+    fn official_host_golden_with_signatures_and_breakpoints() {
+        let mut c = super::tests::cfg(ProviderKind::Claude, "");
+        c.base_url = "https://api.anthropic.com/v1".into();
+        c.model = "claude-sonnet-4-6".into();
+        c.effort = None;
+        c.max_tokens = 32000;
+        let msgs: Vec<String> = vec![
+            r#"{"role":"user","content":"hi"}"#.into(),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"old"},{"type":"text","text":"ok"}]}"#.into(),
+            r#"{"role":"user","content":"read a"}"#.into(),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"S1"},{"type":"redacted_thinking","data":"D1"},{"type":"text","text":""},{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}]}"#.into(),
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"data"}]}"#.into(),
+        ];
+        let req = Request {
+            system: "sys",
+            messages: &msgs,
+            tools_json: super::tests::TOOLS,
+            disable_thinking: false,
+        };
+        let want = concat!(
+            r#"{"max_tokens":32000,"messages":[{"role":"user","content":"hi"},"#,
+            r#"{"role":"assistant","content":[{"type":"text","text":"ok","cache_control":{"type":"ephemeral"}}]},"#,
+            r#"{"role":"user","content":"read a"},"#,
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"S1"},{"type":"redacted_thinking","data":"D1"},{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}]},"#,
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"data","cache_control":{"type":"ephemeral"}}]}],"#,
+            r#""model":"claude-sonnet-4-6","output_config":{"effort":"high"},"stream":true,"#,
+            r#""system":[{"type":"text","text":"sys","cache_control":{"type":"ephemeral"}}],"#,
+            r#""thinking":{"type":"adaptive"},"#,
+            r#""tools":[{"name":"Read","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"}}},"cache_control":{"type":"ephemeral"}}]}"#
+        );
+        assert_eq!(build_body(ProviderKind::Claude, &c, &req), want);
+    }
+}
