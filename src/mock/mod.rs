@@ -5,6 +5,7 @@ pub mod script;
 pub mod server;
 pub mod strict_anthropic;
 pub mod strict_cache;
+mod strict_rules;
 pub mod wire;
 
 pub use server::Server;
