@@ -98,7 +98,7 @@ impl Strict {
         check_blocks(&v)?;
         check_tool_pairs(&v)?;
         self.check_signatures(&v, thinking)?;
-        let usage = self.cache.usage(&v, row.cache_min_tokens)?;
+        let usage = self.cache.usage(&v, row.cache_min_tokens);
         Ok(Checked {
             model,
             thinking,

@@ -11,7 +11,6 @@
 //! model's minimum cacheable length, and the rest is `input_tokens`. Tokens are estimated
 //! as bytes / 4. Entries never expire within a run (the API keeps them 5 minutes after
 //! their last use, far longer than a test).
-use super::strict_anthropic::Refusal;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -75,7 +74,7 @@ fn strip_markers(v: &mut Value) {
 
 impl Cache {
     /// The usage of request `v` (see the module doc), recording its breakpoints' prefixes.
-    pub fn usage(&self, v: &Value, min_tokens: u64) -> Result<Usage, Refusal> {
+    pub fn usage(&self, v: &Value, min_tokens: u64) -> Usage {
         let model = v["model"].as_str().unwrap_or("");
         let bl = blocks(v);
         let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -106,11 +105,11 @@ impl Cache {
                 written = written.max(tokens[b]);
             }
         }
-        Ok(Usage {
+        Usage {
             input: total - written,
             read,
             creation: written - read,
-        })
+        }
     }
 }
 
@@ -137,35 +136,35 @@ mod tests {
     #[test]
     fn a_prefix_is_written_then_read_and_moving_the_marker_keeps_it() {
         let c = Cache::default();
-        let u1 = c.usage(&req(3, &[2]), 100).unwrap();
+        let u1 = c.usage(&req(3, &[2]), 100);
         assert_eq!((u1.read, u1.input), (0, 0));
         assert!(u1.creation > 300);
-        let u2 = c.usage(&req(5, &[2, 4]), 100).unwrap();
+        let u2 = c.usage(&req(5, &[2, 4]), 100);
         assert_eq!(u2.read, u1.creation);
         assert!(u2.creation > 0);
         // The marker moved on (the old one dropped): the lookback still finds the prefix.
-        let u3 = c.usage(&req(7, &[6]), 100).unwrap();
+        let u3 = c.usage(&req(7, &[6]), 100);
         assert_eq!(u3.read, u1.creation + u2.creation);
     }
 
     #[test]
     fn no_marker_no_cache_and_short_prefixes_are_not_written() {
         let c = Cache::default();
-        let u = c.usage(&req(3, &[]), 100).unwrap();
+        let u = c.usage(&req(3, &[]), 100);
         assert_eq!((u.read, u.creation), (0, 0));
         assert!(u.input > 300);
-        let u = c.usage(&req(3, &[0]), 1_000_000).unwrap();
+        let u = c.usage(&req(3, &[0]), 1_000_000);
         assert_eq!((u.read, u.creation), (0, 0));
     }
 
     #[test]
     fn beyond_the_lookback_only_the_kept_previous_breakpoint_hits() {
         let c = Cache::default();
-        c.usage(&req(3, &[2]), 10).unwrap();
+        c.usage(&req(3, &[2]), 10);
         // 30 blocks later, one marker at the end: nothing within 20 blocks is cached.
-        assert_eq!(c.usage(&req(33, &[32]), 10).unwrap().read, 0);
+        assert_eq!(c.usage(&req(33, &[32]), 10).read, 0);
         let c = Cache::default();
-        c.usage(&req(3, &[2]), 10).unwrap();
-        assert!(c.usage(&req(33, &[2, 32]), 10).unwrap().read > 0);
+        c.usage(&req(3, &[2]), 10);
+        assert!(c.usage(&req(33, &[2, 32]), 10).read > 0);
     }
 }
