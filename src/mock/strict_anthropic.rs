@@ -190,6 +190,14 @@ impl Strict {
             "message_start",
             json!({"type":"message_start","message":{"id":format!("msg_strict_{n}"),"type":"message","role":"assistant","model":c.model,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":c.usage.input,"cache_creation_input_tokens":c.usage.creation,"cache_read_input_tokens":c.usage.read,"output_tokens":1}}}),
         )];
+        if step.sse_error {
+            let msg = step.message.as_deref().unwrap_or("Overloaded");
+            f.push(sse(
+                "error",
+                json!({"type":"error","error":{"type":"overloaded_error","message":msg}}),
+            ));
+            return f;
+        }
         let mut idx = 0;
         let mut block = |f: &mut Vec<Frame>, start: Value, deltas: Vec<Value>| {
             f.push(sse(
@@ -277,6 +285,9 @@ impl Strict {
         let output = step
             .usage
             .map_or((out_bytes as u64).div_ceil(4).max(1), |u| u.output);
+        if step.stall_ms > 0 {
+            f.push(Frame::Pause(step.stall_ms));
+        }
         if !step.cut {
             f.push(sse(
                 "message_delta",
@@ -284,7 +295,17 @@ impl Strict {
             ));
             f.push(sse("message_stop", json!({"type":"message_stop"})));
         }
-        f
+        if step.delay_ms == 0 {
+            return f;
+        }
+        let mut out = Vec::with_capacity(f.len() * 2);
+        for (i, frame) in f.into_iter().enumerate() {
+            if i > 0 {
+                out.push(Frame::Pause(step.delay_ms));
+            }
+            out.push(frame);
+        }
+        out
     }
 }
 

@@ -371,3 +371,16 @@ fn usage_reports_the_cache_simulation() {
         json!(u1.creation)
     );
 }
+
+#[test]
+fn faults_apply_in_strict_mode_too() {
+    let s = strict();
+    let c = s
+        .check(&body("claude-sonnet-5-5", json!({})).to_string())
+        .unwrap();
+    let ev = events(&s.frames(&step(r#"{"sse_error":true}"#), &c));
+    assert_eq!(ev.last().unwrap()["error"]["type"], "overloaded_error");
+    let f = s.frames(&step(r#"{"text":"a","delay_ms":5,"cut":true}"#), &c);
+    assert!(f.contains(&Frame::Pause(5)));
+    assert!(!events(&f).iter().any(|e| e["type"] == "message_stop"));
+}
