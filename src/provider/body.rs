@@ -95,12 +95,27 @@ pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
     } else {
         Vec::new()
     };
-    b.push_joined(lines.iter().enumerate().map(|(i, &l)| {
-        match marks.iter().position(|(m, _)| *m == i) {
-            Some(k) => Cow::Owned(marks.swap_remove(k).1),
-            None => claude_message(l, grade),
+    for (i, &l) in lines.iter().enumerate() {
+        if i > 0 {
+            b.push(",");
         }
-    }));
+        if let Some(k) = marks.iter().position(|(m, _)| *m == i) {
+            b.push(marks.swap_remove(k).1);
+            continue;
+        }
+        if !grade {
+            b.push(l);
+            continue;
+        }
+        match cw::strict_assistant(l) {
+            cw::Cleaned::Same => b.push(l),
+            cw::Cleaned::Spliced(rest) => {
+                b.push(cw::ASSISTANT_HEAD);
+                b.push(rest);
+            }
+            cw::Cleaned::Owned(o) => b.push(o),
+        }
+    }
     let mut t = String::with_capacity(256);
     t.push_str("],\"model\":");
     push_str(&mut t, &cfg.model);
@@ -142,12 +157,14 @@ pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
 /// The per-message hook of the Claude body: one stored line as it is sent. Only what
 /// the strict rules must change is re-serialised; everything else is the stored bytes.
 pub fn claude_message(line: &str, strict: bool) -> Cow<'_, str> {
-    match strict
-        .then(|| super::claude_wire::strict_assistant_line(line))
-        .flatten()
-    {
-        Some(l) => Cow::Owned(l),
-        None => Cow::Borrowed(line),
+    use super::claude_wire::{strict_assistant, Cleaned, ASSISTANT_HEAD};
+    if !strict {
+        return Cow::Borrowed(line);
+    }
+    match strict_assistant(line) {
+        Cleaned::Same => Cow::Borrowed(line),
+        Cleaned::Spliced(rest) => Cow::Owned(format!("{ASSISTANT_HEAD}{rest}")),
+        Cleaned::Owned(o) => Cow::Owned(o),
     }
 }
 

@@ -116,6 +116,56 @@ pub fn reasoning(cfg: &ProviderConfig, req: &Request, grade: bool) -> ReasoningF
     f
 }
 
+/// How an assistant line goes to an Anthropic-grade server.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Cleaned<'a> {
+    /// As stored.
+    Same,
+    /// [`ASSISTANT_HEAD`] followed by this tail of the stored line: the empty thinking
+    /// block (and empty text block) every stored line of the shell's shape starts with are
+    /// cut out without parsing or copying the line (a long session has thousands).
+    Spliced(&'a str),
+    /// Re-serialised.
+    Owned(String),
+}
+
+/// The opening every stored assistant line has.
+pub const ASSISTANT_HEAD: &str = r#"{"role":"assistant","content":["#;
+
+/// [`strict_assistant_line`] without a copy for the common shapes. Exact: the fast path
+/// is taken only when what remains holds no thinking block and no empty `text`.
+pub fn strict_assistant(line: &str) -> Cleaned<'_> {
+    const EMPTY_THINKING: &str = r#"{"type":"thinking","thinking":""},"#;
+    const EMPTY_TEXT: &str = r#"{"type":"text","text":""},"#;
+    if let Some(rest) = line.strip_prefix(ASSISTANT_HEAD) {
+        let after_thinking = rest.strip_prefix(EMPTY_THINKING);
+        let r = after_thinking.unwrap_or(rest);
+        let after_text = r.strip_prefix(EMPTY_TEXT);
+        let r = after_text.unwrap_or(r);
+        if !r.contains("\"thinking\"") && !has_empty_text(r) && !r.starts_with(']') {
+            return if after_thinking.is_some() || after_text.is_some() {
+                Cleaned::Spliced(r)
+            } else {
+                Cleaned::Same
+            };
+        }
+    }
+    match strict_assistant_line(line) {
+        Some(l) => Cleaned::Owned(l),
+        None => Cleaned::Same,
+    }
+}
+
+/// Whether a `"text"` key has the empty string as its value anywhere in `s`.
+fn has_empty_text(s: &str) -> bool {
+    s.match_indices("\"text\"").any(|(i, k)| {
+        let after = s[i + k.len()..].trim_start();
+        after
+            .strip_prefix(':')
+            .is_some_and(|v| v.trim_start().starts_with("\"\""))
+    })
+}
+
 /// An assistant line under the strict rules: without unsigned thinking blocks and empty
 /// text blocks (a placeholder text block if nothing would remain). Other lines, and
 /// lines with nothing to drop, come back as `None` (sent as stored).
@@ -333,6 +383,51 @@ mod tests {
             ),
             &r2
         ));
+    }
+
+    #[test]
+    fn the_fast_path_cuts_the_shells_empty_blocks_exactly() {
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":"ok"},{"type":"tool_use","id":"a","name":"R","input":{"text": "", "x": 1}}]}"#;
+        // An empty "text" inside a tool input: parsed, and the input kept whole.
+        match strict_assistant(l) {
+            Cleaned::Owned(o) => assert!(o.contains(r#""input":{"text":"","x":1}"#), "{o}"),
+            other => panic!("{other:?}"),
+        }
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":""},{"type":"tool_use","id":"a","name":"R","input":{}}]}"#;
+        assert_eq!(
+            strict_assistant(l),
+            Cleaned::Spliced(r#"{"type":"tool_use","id":"a","name":"R","input":{}}]}"#)
+        );
+        // Nothing left: parsed (the placeholder text block).
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":""}]}"#;
+        assert!(matches!(strict_assistant(l), Cleaned::Owned(_)));
+        // A thinking block with text: parsed.
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"ok"}]}"#;
+        assert_eq!(
+            strict_assistant(l),
+            Cleaned::Owned(
+                r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#.into()
+            )
+        );
+        let clean = r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#;
+        assert_eq!(strict_assistant(clean), Cleaned::Same);
+        // Every shape agrees with the parsing path.
+        for l in [
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":"a \"text\": \"\""}]}"#,
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text" : ""},{"type":"tool_use","id":"a","name":"R","input":{}}]}"#,
+        ] {
+            let want = strict_assistant_line(l).unwrap_or_else(|| l.to_string());
+            let got = match strict_assistant(l) {
+                Cleaned::Same => l.to_string(),
+                Cleaned::Spliced(r) => format!("{ASSISTANT_HEAD}{r}"),
+                Cleaned::Owned(o) => o,
+            };
+            let (w, g): (Value, Value) = (
+                serde_json::from_str(&want).unwrap(),
+                serde_json::from_str(&got).unwrap(),
+            );
+            assert_eq!(w, g, "{l}");
+        }
     }
 
     #[test]
