@@ -149,12 +149,25 @@ pub fn resolve_with(
             )))
         }
     };
+    let model = model.unwrap_or_else(|| kind.default_model().into());
+    // The model table bounds max_tokens and sets the defaults (docs/providers.md#the-model-table).
+    let max_tokens = match &o.max_tokens {
+        None => None,
+        some => Some(num_flag(some, "--max-tokens", 0, true)?),
+    };
+    let max_tokens = crate::provider::models::max_tokens_for(&model, max_tokens);
+    let max_context = num_flag(
+        &o.max_context,
+        "--max-context",
+        crate::provider::models::max_context_for(&model),
+        true,
+    )?;
     let provider = ProviderConfig {
         kind,
-        model: model.unwrap_or_else(|| kind.default_model().into()),
+        model,
         api_key,
         base_url: base_url.trim_end_matches('/').to_string(),
-        max_tokens: num_flag(&o.max_tokens, "--max-tokens", 16384, true)?,
+        max_tokens,
         effort,
         thinking,
         verbose: o.verbose,
@@ -162,7 +175,7 @@ pub fn resolve_with(
     Ok(Config {
         provider,
         max_turns: num_flag(&o.max_turns, "--max-turns", 1000, false)?.max(1),
-        max_context: num_flag(&o.max_context, "--max-context", 200_000, true)?,
+        max_context,
         tool_timeout: num_flag(&o.tool_timeout, "--tool-timeout", 600, false)?,
         skills: o.skill.clone(),
         output,

@@ -8,7 +8,11 @@ use crate::agent::slash::Restart;
 pub fn restart_args(ctx: &AgentCtx, r: &Restart) -> Vec<String> {
     let mut cfg = ctx.cfg.clone();
     if let Restart::Model(m) = r {
+        use crate::provider::models;
         cfg.provider.model = m.clone();
+        // The limits passed on were the old model's: keep them within the new one's.
+        cfg.provider.max_tokens = models::max_tokens_for(m, Some(cfg.provider.max_tokens));
+        cfg.max_context = cfg.max_context.min(models::max_context_for(m));
     }
     let mut a = crate::agent::context::child_args(&cfg);
     a.extend(ctx.permission.child_args());

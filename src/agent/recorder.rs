@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::ipc::resp::Frame;
 use crate::protocol::Event;
 use crate::provider::CallInfo;
-use crate::session::conversation::{self as conv, ToolUse};
+use crate::session::conversation::{self as conv, Reasoning, ToolUse};
 use crate::session::events::EventLog;
 use crate::session::stats::{self, Stats, Usage};
 use crate::session::Session;
@@ -21,8 +21,9 @@ pub struct Recorder {
 
 /// What one model call leaves in the conversation.
 pub struct CallRecord<'a> {
-    pub thinking: &'a str,
-    /// Extra members of the thinking block (`"key":value,…`, empty for none): what the
+    /// The thinking and redacted_thinking blocks, in order, with their signatures.
+    pub reasoning: &'a [Reasoning],
+    /// Extra members of the first thinking block (`"key":value,…`, empty for none): what the
     /// provider needs replayed (the Responses API's encrypted reasoning items).
     pub thinking_extra: &'a str,
     pub text: &'a str,
@@ -67,13 +68,17 @@ impl Recorder {
     /// An assistant line and, when it called tools, its results line, in one write: the
     /// conversation never holds a tool_use without its result. Nothing to store is Ok.
     pub fn call(&self, c: &CallRecord) -> Result<(), String> {
-        if c.text.is_empty() && c.thinking.is_empty() && c.tools.is_empty() {
+        if c.text.is_empty()
+            && c.reasoning.is_empty()
+            && c.thinking_extra.is_empty()
+            && c.tools.is_empty()
+        {
             return Ok(());
         }
         // Streamed into the file: a 50 MB answer is not copied into a line first.
         conv::append_call_with(
             &self.session.conversation(),
-            c.thinking,
+            c.reasoning,
             c.thinking_extra,
             c.text,
             c.tools,

@@ -6,7 +6,7 @@ use crate::agent::context::{AgentCtx, Effect};
 use crate::agent::recorder::CallRecord;
 use crate::protocol::{Event, StopReason, Tokens, UsageKind};
 use crate::provider::{self, Request, StreamEvent};
-use crate::session::conversation::{self as conv, ToolUse};
+use crate::session::conversation::{self as conv, Reasoning, ToolUse};
 use crate::session::stats::Usage;
 
 /// Turn kind: a user's input, or a wakeup by notifications (no input of its own).
@@ -61,6 +61,8 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     let max = ctx.cfg.max_turns;
     let mut calls = 0u64;
     let mut stop_hook_active = false;
+    // A context-window stop is compacted and retried once per turn.
+    let mut context_retried = false;
     while calls < max {
         calls += 1;
         crate::agent::inject::drain_notifications(ctx);
@@ -74,7 +76,7 @@ pub fn run(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
             system = ctx.prompt();
             ctx.emit(Event::context_update("auto"));
         }
-        match one_call(ctx, &system) {
+        match one_call(ctx, &system, &mut context_retried) {
             CallEnd::Continue => {
                 // Extensions: a hook's `continue: false` ends the turn here.
                 if let Some(why) = ctx.ext.take_halt() {
@@ -137,10 +139,11 @@ enum CallEnd {
 #[derive(Default)]
 struct Partial {
     text: String,
-    thinking: String,
+    /// Thinking blocks (text and signature) and redacted_thinking blocks, in order.
+    reasoning: Vec<Reasoning>,
     /// Reasoning items to replay (Responses), JSON text each.
-    reasoning: Vec<String>,
-    /// The thinking block's extra members, made from `reasoning` when the call ends.
+    reasoning_items: Vec<String>,
+    /// The thinking block's extra members, made from `reasoning_items` when the call ends.
     thinking_extra: String,
     tools: Vec<ToolUse>,
     results: Vec<(String, String)>,
@@ -151,11 +154,40 @@ struct Partial {
 
 impl Partial {
     fn is_empty(&self) -> bool {
-        self.text.is_empty() && self.thinking.is_empty() && self.tools.is_empty()
+        self.text.is_empty()
+            && self.reasoning.is_empty()
+            && self.reasoning_items.is_empty()
+            && self.tools.is_empty()
+    }
+
+    /// Thinking text continues the open (unsigned) thinking block, else opens one: a
+    /// signature or a redacted block ends a block.
+    fn push_thinking(&mut self, t: String) {
+        match self.reasoning.last_mut() {
+            Some(Reasoning::Thinking { text, signature }) if signature.is_empty() => {
+                append_moved(text, t)
+            }
+            _ => self.reasoning.push(Reasoning::Thinking {
+                text: t,
+                signature: String::new(),
+            }),
+        }
+    }
+
+    /// The signature of the block that just ended (a block whose text the server omitted
+    /// is kept as an empty signed block: it must still go back).
+    fn sign_thinking(&mut self, sig: String) {
+        match self.reasoning.last_mut() {
+            Some(Reasoning::Thinking { signature, .. }) if signature.is_empty() => *signature = sig,
+            _ => self.reasoning.push(Reasoning::Thinking {
+                text: String::new(),
+                signature: sig,
+            }),
+        }
     }
 }
 
-fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
+fn one_call(ctx: &AgentCtx, system: &str, context_retried: &mut bool) -> CallEnd {
     let mut messages = conv::message_lines(&ctx.session.conversation());
     // Vision: `[Image #N]` attachments go as images (provider/image.rs).
     if ctx.cfg.vision {
@@ -194,7 +226,7 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
         provider::stream(&provider_cfg, &req, &ctx.cancel, &mut on_event)
     };
     ctx.spinner.stop();
-    st.thinking_extra = provider::reasoning_extra(&st.reasoning, &provider_cfg.base_url);
+    st.thinking_extra = provider::reasoning_extra(&st.reasoning_items, &provider_cfg.base_url);
     if let Some((u, speed)) = &st.usage {
         let kind = if ctx.depth > 0 { "sub_agent" } else { "agent" };
         ctx.rec.ledger(kind, u, *speed, &info);
@@ -214,8 +246,27 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
         Some(StopReason::MaxTokens) => {
             return cut(ctx, &st, "Response truncated (max_tokens reached)")
         }
+        Some(StopReason::Other(r)) if r == "refusal" => {
+            return cut(
+                ctx,
+                &st,
+                "The model declined to answer (stop_reason=refusal): rephrase the request or start a new session",
+            )
+        }
+        Some(StopReason::Other(r)) if r == "model_context_window_exceeded" => {
+            return context_exceeded(ctx, system, &st, context_retried);
+        }
         Some(s) => s,
     };
+    if stop == StopReason::Other("pause_turn".into()) && st.tools.is_empty() {
+        // The API paused a long turn: the answer so far goes back as the last assistant
+        // message and the model continues it (docs/providers.md#stop-reasons).
+        if let Err(msg) = ctx.rec.call(&record(&st)) {
+            ctx.emit(Event::error(msg.as_str()));
+            return CallEnd::End(TurnEnd::Error(msg));
+        }
+        return CallEnd::Continue;
+    }
     if st.is_empty() {
         // A gateway turns an upstream failure into an empty successful stream.
         let msg = format!(
@@ -239,6 +290,30 @@ fn one_call(ctx: &AgentCtx, system: &str) -> CallEnd {
     }
 }
 
+/// `model_context_window_exceeded`: the context no longer fits the model. What arrived is
+/// stored; the conversation is compacted and the call made again, once per turn; a second
+/// time, or when nothing can be compacted, the turn ends with an error.
+fn context_exceeded(ctx: &AgentCtx, system: &str, st: &Partial, retried: &mut bool) -> CallEnd {
+    use crate::agent::compact::{compact, CompactOutcome};
+    store(ctx, st);
+    let msg = "The conversation no longer fits the model's context window (stop_reason=model_context_window_exceeded)";
+    if std::mem::replace(retried, true) {
+        ctx.emit(Event::error(msg));
+        return CallEnd::End(TurnEnd::Error(msg.to_string()));
+    }
+    match compact(ctx, system, "auto", true) {
+        CompactOutcome::Compacted { .. } => {
+            ctx.emit(Event::context_update("auto"));
+            CallEnd::Continue
+        }
+        CompactOutcome::NotNeeded | CompactOutcome::Failed(_) => {
+            let msg = format!("{msg}; compaction could not make room");
+            ctx.emit(Event::error(msg.as_str()));
+            CallEnd::End(TurnEnd::Error(msg))
+        }
+    }
+}
+
 /// An answer that ended early: store what arrived, report, end the turn.
 fn cut(ctx: &AgentCtx, st: &Partial, msg: &str) -> CallEnd {
     store(ctx, st);
@@ -248,7 +323,7 @@ fn cut(ctx: &AgentCtx, st: &Partial, msg: &str) -> CallEnd {
 
 fn record(st: &Partial) -> CallRecord<'_> {
     CallRecord {
-        thinking: &st.thinking,
+        reasoning: &st.reasoning,
         thinking_extra: &st.thinking_extra,
         text: &st.text,
         tools: &st.tools,
@@ -297,10 +372,12 @@ fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
             let e = Event::thinking(t);
             emit_ref(ctx, &e);
             if let Event::Thinking { content } = e {
-                append_moved(&mut st.thinking, content);
+                st.push_thinking(content);
             }
         }
-        StreamEvent::Reasoning(item) => st.reasoning.push(item),
+        StreamEvent::Reasoning(item) => st.reasoning_items.push(item),
+        StreamEvent::ThinkingSignature(sig) => st.sign_thinking(sig),
+        StreamEvent::RedactedThinking(data) => st.reasoning.push(Reasoning::Redacted { data }),
         StreamEvent::ToolCall {
             name,
             id,

@@ -3,7 +3,10 @@
 //! answers from a JSON script and records every request. See `script.rs` for the format.
 pub mod script;
 pub mod server;
+pub mod strict_anthropic;
+pub mod strict_cache;
 pub mod strict_openai;
+mod strict_rules;
 pub mod wire;
 
 pub use server::Server;

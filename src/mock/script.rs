@@ -52,6 +52,10 @@ pub struct Step {
     pub repeat: bool,
     #[serde(default)]
     pub thinking: Option<String>,
+    /// Strict Anthropic mode: a `redacted_thinking` block after the thinking (only when the
+    /// request turned thinking on).
+    #[serde(default)]
+    pub redacted_thinking: bool,
     #[serde(default)]
     pub text: Option<String>,
     #[serde(default)]

@@ -21,6 +21,8 @@ pub struct Server {
 
 struct State {
     script: Script,
+    /// Strict Anthropic mode (`"strict": "anthropic"` in the script).
+    strict_anthropic: Option<super::strict_anthropic::Strict>,
     record: Option<PathBuf>,
     record_lock: Mutex<()>,
     stop: AtomicBool,
@@ -39,6 +41,7 @@ impl Server {
         let port = listener.local_addr()?.port();
         let state = Arc::new(State {
             script,
+            strict_anthropic: super::strict_anthropic::Strict::from_script(script_json),
             record: record.map(Path::to_path_buf),
             record_lock: Mutex::new(()),
             stop: AtomicBool::new(false),
@@ -259,6 +262,13 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
             return simple(out, status, &wire.error_body(status, &msg), None);
         }
     }
+    let strict = match (&st.strict_anthropic, wire) {
+        (Some(s), Wire::Anthropic) => match s.check(&body_text) {
+            Ok(c) => Some((s, c)),
+            Err(r) => return simple(out, r.status, &r.body(), None),
+        },
+        _ => None,
+    };
     let Some(step) = st.script.take(&body_text) else {
         let body = wire.error_body(500, "mock: no script step left for this request");
         return simple(out, 500, &body, None);
@@ -287,7 +297,10 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
                 other => Frame::Pause(other.as_u64().unwrap_or(0)),
             })
             .collect(),
-        None => frames(wire, &step),
+        None => match &strict {
+            Some((s, c)) => s.frames(&step, c),
+            None => frames(wire, &step),
+        },
     };
     for f in all {
         match f {

@@ -1,6 +1,8 @@
 //! Anthropic Messages stream normaliser (the common parser the others are modelled on).
 //!
-//! Text and thinking deltas stream live; a tool_use block is emitted once it is complete,
+//! Text and thinking deltas stream live; a thinking block's signature (`signature_delta`)
+//! is emitted when the block stops and a `redacted_thinking` block whole, so both can be
+//! stored and sent back verbatim (docs/providers.md#thinking-round-trip); a tool_use block is emitted once it is complete,
 //! with the raw accumulated `partial_json` (possibly empty: the caller validates). Some
 //! gateways (LiteLLM) open one tool_use block per argument fragment, all with the same
 //! id: consecutive blocks sharing an id are one call, their fragments joined in order. A
@@ -21,6 +23,10 @@ pub struct Normaliser {
     /// The id of the last call emitted whole at its block's end: LiteLLM may still open one
     /// more block with that id and no fragment, which is nothing, not a second call.
     done_id: Option<String>,
+    /// The open thinking block's signature, accumulated from `signature_delta`s (or given
+    /// whole in its `content_block_start`); emitted when the block stops. `None` while no
+    /// thinking block is open.
+    signature: Option<String>,
     usage: Usage,
     stop: String,
 }
@@ -39,6 +45,7 @@ impl super::norm::Normaliser for Normaliser {
                     text: s(d.text),
                     thinking: s(d.thinking),
                     partial_json: s(d.partial_json),
+                    signature: s(d.signature),
                 };
                 self.delta(d, out);
                 return Flow::Continue;
@@ -86,7 +93,15 @@ impl super::norm::Normaliser for Normaliser {
                     }
                     Some("thinking") => {
                         flush(self.held.take(), out);
-                        emit_text(out, text(b, &["thinking"]), true)
+                        emit_text(out, text(b, &["thinking"]), true);
+                        self.signature = Some(text(b, &["signature"]).unwrap_or("").to_string());
+                    }
+                    Some("redacted_thinking") => {
+                        // Encrypted reasoning: kept whole and sent back as it came.
+                        flush(self.held.take(), out);
+                        if let Some(d) = text(b, &["data"]) {
+                            out(StreamEvent::RedactedThinking(d.to_string()));
+                        }
                     }
                     _ => flush(self.held.take(), out),
                 }
@@ -97,6 +112,9 @@ impl super::norm::Normaliser for Normaliser {
                 }
             }
             "content_block_stop" => {
+                if let Some(sig) = self.signature.take().filter(|s| !s.is_empty()) {
+                    out(StreamEvent::ThinkingSignature(sig));
+                }
                 if let Some(t) = self.tool.take() {
                     flush(self.held.take(), out);
                     if t.2.trim().is_empty() && self.done_id.as_deref() == Some(t.1.as_str()) {
@@ -205,6 +223,8 @@ struct RawDelta<'a> {
     thinking: Option<&'a serde_json::value::RawValue>,
     #[serde(default, borrow)]
     partial_json: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    signature: Option<&'a serde_json::value::RawValue>,
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -217,6 +237,8 @@ struct Delta {
     thinking: Option<String>,
     #[serde(default)]
     partial_json: Option<String>,
+    #[serde(default)]
+    signature: Option<String>,
 }
 
 impl Normaliser {
@@ -229,7 +251,12 @@ impl Normaliser {
                     acc.push_str(&p);
                 }
             }
-            _ => {} // signature_delta and unknown deltas
+            "signature_delta" => {
+                if let (Some(acc), Some(p)) = (self.signature.as_mut(), d.signature) {
+                    acc.push_str(&p);
+                }
+            }
+            _ => {} // unknown deltas
         }
     }
 }
@@ -288,6 +315,7 @@ mod tests {
             ev,
             vec![
                 StreamEvent::Thinking("hm".into()),
+                StreamEvent::ThinkingSignature("zz".into()),
                 StreamEvent::Text("\nHi".into()),
                 StreamEvent::ToolCall {
                     name: "Read".into(),

@@ -7,7 +7,6 @@ use super::outgoing::Body;
 use super::{ProviderConfig, ProviderKind, Request};
 use crate::options::{Effort, Thinking};
 use crate::util::jsonl::push_str;
-use serde_json::Value;
 use std::borrow::Cow;
 
 /// The body for `kind`, exactly as sent, as one string.
@@ -79,48 +78,81 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
 }
 
 /// [`claude_body`] as parts: every stored line is spliced in as it is (borrowed), except
-/// the assistant lines the official API needs cleaned ([`claude_message`]).
+/// the assistant lines the strict rules clean and the lines that carry a cache
+/// breakpoint (`claude_wire.rs` says which servers get either).
 pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
+    use super::claude_wire as cw;
+    let grade = cw::anthropic_grade(cfg, req);
     let mut b = Body::new();
     let mut head = String::with_capacity(64);
     head.push_str("{\"max_tokens\":");
     head.push_str(&cfg.max_tokens.to_string());
     head.push_str(",\"messages\":[");
     b.push(head);
-    let strict = is_official_anthropic(&cfg.base_url);
-    let lines = req
+    let lines: Vec<&'a str> = req
         .messages
         .iter()
         .map(|l| l.trim())
-        .filter(|l| !l.is_empty());
-    b.push_joined(lines.map(|l| claude_message(l, strict)));
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut marks = if grade {
+        cw::breakpoints(&lines, |l| claude_message(l, true))
+    } else {
+        Vec::new()
+    };
+    for (i, &l) in lines.iter().enumerate() {
+        if i > 0 {
+            b.push(",");
+        }
+        if let Some(k) = marks.iter().position(|(m, _)| *m == i) {
+            b.push(marks.swap_remove(k).1);
+            continue;
+        }
+        if !grade {
+            b.push(l);
+            continue;
+        }
+        match cw::strict_assistant(l) {
+            cw::Cleaned::Same => b.push(l),
+            cw::Cleaned::Spliced(rest) => {
+                b.push(cw::ASSISTANT_HEAD);
+                b.push(rest);
+            }
+            cw::Cleaned::Owned(o) => b.push(o),
+        }
+    }
     let mut t = String::with_capacity(256);
     t.push_str("],\"model\":");
     push_str(&mut t, &cfg.model);
-    let mode = thinking_mode(cfg, req);
-    if mode.is_some() {
+    let r = cw::reasoning(cfg, req, grade);
+    if let Some(e) = r.effort {
         t.push_str(",\"output_config\":{\"effort\":");
-        push_str(&mut t, effort(cfg));
+        push_str(&mut t, e);
         t.push('}');
     }
     t.push_str(",\"stream\":true");
     if !req.system.is_empty() {
         t.push_str(",\"system\":");
-        push_str(&mut t, req.system);
+        if grade {
+            t.push_str(&cw::system_blocks(req.system));
+        } else {
+            push_str(&mut t, req.system);
+        }
     }
-    if let Some(mode) = mode {
+    if let Some(mode) = r.thinking {
         t.push_str(",\"thinking\":{\"type\":");
         push_str(&mut t, mode.as_str());
-        if strict && mode == Thinking::Enabled {
-            // The official API requires a budget with `enabled` (1024 ≤ budget < max_tokens).
-            let budget = (cfg.max_tokens / 2).max(1024);
+        if let Some(budget) = r.budget {
             t.push_str(&format!(",\"budget_tokens\":{budget}"));
         }
         t.push('}');
     }
     if let Some(tools) = tools_compact(req.tools_json) {
         t.push_str(",\"tools\":");
-        t.push_str(&tools);
+        match grade.then(|| cw::tools_with_breakpoint(&tools)).flatten() {
+            Some(marked) => t.push_str(&marked),
+            None => t.push_str(&tools),
+        }
     }
     t.push('}');
     b.push(t);
@@ -128,59 +160,42 @@ pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
 }
 
 /// The per-message hook of the Claude body: one stored line as it is sent. Only what
-/// the mapping must change is re-serialised; everything else is the stored bytes.
+/// the strict rules must change is re-serialised; everything else is the stored bytes.
 pub fn claude_message(line: &str, strict: bool) -> Cow<'_, str> {
-    if strict && line.contains("\"role\":\"assistant\"") {
-        Cow::Owned(strict_anthropic_line(line))
-    } else {
-        Cow::Borrowed(line)
+    use super::claude_wire::{strict_assistant, Cleaned, ASSISTANT_HEAD};
+    if !strict {
+        return Cow::Borrowed(line);
+    }
+    match strict_assistant(line) {
+        Cleaned::Same => Cow::Borrowed(line),
+        Cleaned::Spliced(rest) => Cow::Owned(format!("{ASSISTANT_HEAD}{rest}")),
+        Cleaned::Owned(o) => Cow::Owned(o),
     }
 }
 
 /// The official Anthropic API rejects what the shell format stores in assistant messages
 /// (docs/providers.md): thinking blocks without a signature and empty text blocks.
-/// Compatible servers (DeepSeek, local ones, the scripted mock) get the lines verbatim.
 pub fn is_official_anthropic(base_url: &str) -> bool {
-    base_url.contains("://api.anthropic.com")
+    super::claude_wire::is_official_anthropic(base_url)
 }
 
 /// An assistant line without unsigned thinking blocks and empty text blocks (a placeholder
 /// text block if nothing would remain). Other lines are returned unchanged.
 pub fn strict_anthropic_line(line: &str) -> String {
-    if !line.contains("\"role\":\"assistant\"") {
-        return line.to_string();
-    }
-    let mut v: Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        Err(_) => return line.to_string(),
-    };
-    if let Some(Value::Array(blocks)) = v.get_mut("content") {
-        blocks.retain(|b| match b.get("type").and_then(Value::as_str) {
-            Some("thinking") => b.get("signature").is_some(),
-            Some("text") => !b
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .is_empty(),
-            _ => true,
-        });
-        if blocks.is_empty() {
-            blocks.push(serde_json::json!({"type": "text", "text": "(no text)"}));
-        }
-    }
-    v.to_string()
+    super::claude_wire::strict_assistant_line(line).unwrap_or_else(|| line.to_string())
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use serde_json::Value;
 
     pub fn cfg(kind: ProviderKind, thinking: &str) -> ProviderConfig {
         ProviderConfig {
             kind,
             model: "m-1".into(),
             api_key: "sk-secret".into(),
-            base_url: "http://x".into(),
+            base_url: "http://127.0.0.1:9".into(),
             max_tokens: 100,
             effort: Some(Effort::High),
             thinking: <Thinking as clap::ValueEnum>::from_str(thinking, false).ok(),
@@ -273,6 +288,7 @@ mod strict_tests {
     #[test]
     fn official_anthropic_enabled_thinking_gets_a_budget() {
         let mut cfg = super::tests::cfg(ProviderKind::Claude, "enabled");
+        cfg.max_tokens = 4000;
         let req = Request {
             system: "s",
             messages: &[],
@@ -282,7 +298,7 @@ mod strict_tests {
         assert!(!build_body(ProviderKind::Claude, &cfg, &req).contains("budget_tokens"));
         cfg.base_url = "https://api.anthropic.com/v1".into();
         assert!(build_body(ProviderKind::Claude, &cfg, &req)
-            .contains(r#""thinking":{"type":"enabled","budget_tokens":1024}"#));
+            .contains(r#""thinking":{"type":"enabled","budget_tokens":2000}"#));
     }
 }
 
@@ -296,6 +312,9 @@ mod reasoning_tests {
         if kind != ProviderKind::Claude {
             // An unknown model at api.openai.com gets no reasoning fields (models.rs).
             c.model = "gpt-5.5".into();
+        } else if base.contains("anthropic.com") {
+            // An unknown model gets no reasoning fields on the official host by default.
+            c.model = "claude-sonnet-4-6".into();
         }
         c.effort = effort;
         c.thinking = t;
@@ -357,5 +376,44 @@ mod reasoning_tests {
             body(ProviderKind::Claude, "http://h/v1", Some(Effort::Low), None)
                 .contains(r#""output_config":{"effort":"low"}"#)
         );
+    }
+}
+
+#[cfg(test)]
+mod anthropic_grade_tests {
+    use super::*;
+
+    #[test]
+    fn official_host_golden_with_signatures_and_breakpoints() {
+        let mut c = super::tests::cfg(ProviderKind::Claude, "");
+        c.base_url = "https://api.anthropic.com/v1".into();
+        c.model = "claude-sonnet-4-6".into();
+        c.effort = None;
+        c.max_tokens = 32000;
+        let msgs: Vec<String> = vec![
+            r#"{"role":"user","content":"hi"}"#.into(),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"old"},{"type":"text","text":"ok"}]}"#.into(),
+            r#"{"role":"user","content":"read a"}"#.into(),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"S1"},{"type":"redacted_thinking","data":"D1"},{"type":"text","text":""},{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}]}"#.into(),
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"data"}]}"#.into(),
+        ];
+        let req = Request {
+            system: "sys",
+            messages: &msgs,
+            tools_json: super::tests::TOOLS,
+            disable_thinking: false,
+        };
+        let want = concat!(
+            r#"{"max_tokens":32000,"messages":[{"role":"user","content":"hi"},"#,
+            r#"{"role":"assistant","content":[{"type":"text","text":"ok","cache_control":{"type":"ephemeral"}}]},"#,
+            r#"{"role":"user","content":"read a"},"#,
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"S1"},{"type":"redacted_thinking","data":"D1"},{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}]},"#,
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"data","cache_control":{"type":"ephemeral"}}]}],"#,
+            r#""model":"claude-sonnet-4-6","output_config":{"effort":"high"},"stream":true,"#,
+            r#""system":[{"type":"text","text":"sys","cache_control":{"type":"ephemeral"}}],"#,
+            r#""thinking":{"type":"adaptive"},"#,
+            r#""tools":[{"name":"Read","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"}}},"cache_control":{"type":"ephemeral"}}]}"#
+        );
+        assert_eq!(build_body(ProviderKind::Claude, &c, &req), want);
     }
 }

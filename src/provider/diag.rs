@@ -7,8 +7,10 @@ use super::ProviderKind;
 use std::time::Duration;
 
 /// Fields a server may reject without the request losing its meaning.
-const OPTIONAL_FIELDS: [&str; 5] = [
+const OPTIONAL_FIELDS: [&str; 7] = [
     "thinking",
+    "effort",
+    "budget_tokens",
     "reasoning_effort",
     "reasoning",
     "output_config",
@@ -48,6 +50,12 @@ pub(crate) fn status_outcome(
     if let Some(h) = status_hint(kind, url, code, &server) {
         ctx.push_str("; ");
         ctx.push_str(h);
+    }
+    if code == 404 {
+        if let Some(note) = super::models::not_found_note(&server) {
+            ctx.push_str("; ");
+            ctx.push_str(&note);
+        }
     }
     let msg = format!("HTTP {code}: {server} ({ctx})");
     if code == 400 && names_unsupported_param(body) {
@@ -125,6 +133,23 @@ pub(crate) fn redact(msg: &str, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_400_forms_that_name_a_field() {
+        for body in [
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"This model does not support the effort parameter."}}"#,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"thinking.type.enabled is not supported for this model. Use thinking.type.adaptive and output_config.effort to control thinking behavior."}}"#,
+            r#"{"error":{"message":"Unrecognized request argument supplied: reasoning_effort"}}"#,
+            r#"{"error":{"message":"unknown field `thinking`"}}"#,
+            r#"{"error":{"message":"output_config: Extra inputs are not permitted"}}"#,
+            r#"{"error":{"message":"budget_tokens: Unsupported parameter"}}"#,
+        ] {
+            assert!(names_unsupported_param(body), "{body}");
+        }
+        assert!(!names_unsupported_param(
+            r#"{"error":{"message":"max_tokens: too large"}}"#
+        ));
+    }
 
     #[test]
     fn verbose_line_format() {

@@ -89,6 +89,11 @@ pub enum StreamEvent {
     /// output item, encrypted content included), as JSON text. Stored on the thinking
     /// block by [`reasoning_extra`].
     Reasoning(String),
+    /// The signature of the thinking block that just ended (Anthropic `signature_delta`):
+    /// the block is sent back with it, unmodified, in the tool loop.
+    ThinkingSignature(String),
+    /// A `redacted_thinking` block's `data` (encrypted reasoning), kept and sent back whole.
+    RedactedThinking(String),
     /// `input_raw` is the accumulated tool-input JSON text as the model sent it
     /// (may be empty or invalid; the caller validates).
     ToolCall {
@@ -123,6 +128,7 @@ pub mod anthropic;
 mod attempt;
 mod blocks;
 pub mod body;
+pub mod claude_wire;
 mod diag;
 pub mod hosts;
 pub mod http;

@@ -161,6 +161,28 @@ pub fn resolve_alias(name: &str) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
+/// The `--max-tokens` an agent turn asks for when the user gave none: long enough for a
+/// large file write, short enough that a runaway answer stops within a few minutes.
+pub const AGENT_MAX_TOKENS: u64 = 32_000;
+
+/// The `max_tokens` to send: the user's value clamped to the model's max output (a larger
+/// one is refused), else `min(max output, AGENT_MAX_TOKENS)`. A model the table does not
+/// know keeps the user's value, or 16384.
+pub fn max_tokens_for(model: &str, asked: Option<u64>) -> u64 {
+    match (lookup(model), asked) {
+        (Some(m), Some(n)) => n.min(m.max_output),
+        (Some(m), None) => m.max_output.min(AGENT_MAX_TOKENS),
+        (None, Some(n)) => n,
+        (None, None) => 16_384,
+    }
+}
+
+/// The `--max-context` default (compaction keeps the conversation under 90 % of it): the
+/// model's context window, 200 000 for a model the table does not know.
+pub fn max_context_for(model: &str) -> u64 {
+    lookup(model).map_or(200_000, |m| m.context_window)
+}
+
 /// The aliases, for help texts and pickers.
 pub fn aliases() -> impl Iterator<Item = (&'static str, &'static str)> {
     table()
@@ -200,6 +222,48 @@ pub fn current_models(vendor: Vendor) -> Vec<&'static str> {
         .filter(|m| m.vendor == vendor && m.status == Status::Current)
         .map(|m| m.id.as_str())
         .collect()
+}
+
+/// For a 404 naming a model (Anthropic: `model: X`; OpenAI: ``The model `X` does not
+/// exist``): what the table knows of it — retired on which date, or unknown — and the
+/// current models of its family (or of its vendor when the family is unknown).
+pub fn not_found_note(server_msg: &str) -> Option<String> {
+    let name = if let Some(rest) = server_msg.trim().strip_prefix("model:") {
+        rest.split_whitespace().next()?.to_string()
+    } else {
+        let start = server_msg.find("model `")? + "model `".len();
+        let len = server_msg[start..].find('`')?;
+        server_msg[start..start + len].to_string()
+    };
+    let row = lookup(&name);
+    let what = match row {
+        Some(m) if m.is_retired() => match &m.retired_on {
+            Some(d) => format!("{name} was retired on {d}"),
+            None => format!("{name} is retired"),
+        },
+        _ => format!("model {name} is unknown to this server or retired"),
+    };
+    let family = row.map(|m| m.family.clone()).unwrap_or_else(|| {
+        let k = key(&name);
+        ["opus", "sonnet", "haiku", "fable"]
+            .into_iter()
+            .find(|f| k.contains(f))
+            .unwrap_or("")
+            .to_string()
+    });
+    let mut current = current_of_family(&family);
+    if current.is_empty() {
+        let vendor = row.map_or(
+            if key(&name).starts_with("claude") {
+                Vendor::Anthropic
+            } else {
+                Vendor::OpenAi
+            },
+            |m| m.vendor,
+        );
+        current = current_models(vendor);
+    }
+    Some(format!("{what}; current models: {}", current.join(", ")))
 }
 
 impl ModelInfo {
@@ -298,6 +362,33 @@ mod tests {
         assert_eq!(lookup("gpt-4o-mini").unwrap().id, "gpt-4o-mini");
         assert!(lookup("llama-3-8b").is_none());
         assert!(lookup("claude-sonnet-4-20250514").unwrap().is_retired());
+    }
+
+    #[test]
+    fn a_404_names_the_retirement_and_the_current_models() {
+        let n = not_found_note("model: claude-sonnet-4-20250514").unwrap();
+        assert!(
+            n.starts_with("claude-sonnet-4-20250514 was retired on 2026-06-15"),
+            "{n}"
+        );
+        assert!(n.contains("claude-sonnet-5-5"), "{n}");
+        let n = not_found_note("model: claude-opus-9-9").unwrap();
+        assert!(
+            n.contains("unknown") && n.contains("claude-opus-5-5"),
+            "{n}"
+        );
+        assert!(not_found_note("Not Found").is_none());
+    }
+
+    #[test]
+    fn max_tokens_and_context_follow_the_table() {
+        assert_eq!(max_tokens_for("claude-sonnet-5-5", None), 32_000);
+        assert_eq!(max_tokens_for("claude-haiku-4-5", Some(100_000)), 64_000);
+        assert_eq!(max_tokens_for("claude-opus-4-1", None), 32_000);
+        assert_eq!(max_tokens_for("smollm2", None), 16_384);
+        assert_eq!(max_tokens_for("smollm2", Some(500_000)), 500_000);
+        assert_eq!(max_context_for("claude-haiku-4-5"), 200_000);
+        assert_eq!(max_context_for("smollm2"), 200_000);
     }
 
     #[test]

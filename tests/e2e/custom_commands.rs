@@ -279,7 +279,7 @@ fn custom_sub_agent_runs_with_its_tools_model_and_instructions() {
     );
 
     let reqs = mock.records();
-    let parent_sys = reqs[0]["body"]["system"].as_str().unwrap().to_string();
+    let parent_sys = checks::system_text(&reqs[0]["body"]);
     assert!(
         parent_sys.contains("<custom-agents>\nNamed helpers")
             && parent_sys
@@ -288,16 +288,11 @@ fn custom_sub_agent_runs_with_its_tools_model_and_instructions() {
     );
     let child: Vec<&Value> = reqs
         .iter()
-        .filter(|r| {
-            r["body"]["system"]
-                .as_str()
-                .unwrap_or("")
-                .contains("REVIEWER-BODY-7")
-        })
+        .filter(|r| checks::system_text(&r["body"]).contains("REVIEWER-BODY-7"))
         .collect();
     assert_eq!(child.len(), 2, "{reqs:?}");
     for r in &child {
-        let sys = r["body"]["system"].as_str().unwrap();
+        let sys = checks::system_text(&r["body"]);
         assert!(sys.ends_with("<agent-instructions name=\"reviewer\">\nREVIEWER-BODY-7: review carefully.\n</agent-instructions>"), "{sys}");
         assert!(!sys.contains("<custom-agents>"));
         assert_eq!(r["body"]["model"], "reviewer-model");

@@ -22,6 +22,7 @@ mod features_undo;
 mod features_usage;
 mod flags_validation;
 mod headless;
+mod hosted_anthropic;
 mod hosted_openai;
 mod init_e2e;
 mod instructions_e2e;

@@ -1,7 +1,7 @@
 //! The system prompt as the real binary sends it: environment from the process, locale,
 //! instruction files from `$BASH_AGENT_HOME/.bash-agent` and the working directory, and a
 //! missing `--skill` reported once per process even across several model calls.
-use crate::support::{Env, Mock};
+use crate::support::{checks, Env, Mock};
 use std::fs;
 
 #[test]
@@ -38,9 +38,9 @@ fn binary_sends_the_prompt_and_warns_once() {
 
     let reqs = server.records();
     assert_eq!(reqs.len(), 2);
-    let system = reqs[0]["body"]["system"].as_str().unwrap();
+    let system = &checks::system_text(&reqs[0]["body"]);
     assert_eq!(
-        reqs[1]["body"]["system"].as_str().unwrap(),
+        &checks::system_text(&reqs[1]["body"]),
         system,
         "stable prompt across calls"
     );

@@ -27,10 +27,7 @@ fn first_user_text(mock: &Mock) -> String {
     let body = &reqs[0]["body"];
     let msgs = body["messages"].as_array().unwrap();
     let content = &msgs[0]["content"];
-    match content.as_str() {
-        Some(s) => s.to_string(),
-        None => content.to_string(),
-    }
+    checks::content_text(content)
 }
 
 #[test]

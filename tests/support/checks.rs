@@ -303,3 +303,22 @@ pub fn output_with_peak_rss(
     };
     (out, ru.ru_maxrss as u64)
 }
+
+/// The system prompt of a recorded Claude body, sent as a string or (to Anthropic-grade
+/// servers, with a cache breakpoint) as text blocks.
+pub fn system_text(body: &Value) -> String {
+    content_text(&body["system"])
+}
+
+/// The text of a message `content` (or `system`): a string, or its text blocks joined.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        other => other.to_string(),
+    }
+}

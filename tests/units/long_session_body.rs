@@ -217,8 +217,14 @@ fn long_session_request_equals_the_previous_builder() {
         assert_eq!(body, build_body(kind, &c, &req(&old)), "{kind:?} {base}");
         assert!(serde_json::from_str::<Value>(&body).is_ok());
         if kind == ProviderKind::Claude {
-            // Byte for byte against the previous one-string builder.
-            assert_eq!(body, reference_claude_body(&c, &req(&old)), "{base}");
+            // Byte for byte against the previous one-string builder where no cache
+            // breakpoint moves a line (docs/providers.md#prompt-caching).
+            if !base.contains("anthropic.com") {
+                assert_eq!(body, reference_claude_body(&c, &req(&old)), "{base}");
+            } else {
+                let v: Value = serde_json::from_str(&body).unwrap();
+                assert_eq!(v["messages"].as_array().unwrap().len(), old.len());
+            }
             if !base.contains("anthropic.com") {
                 // Unchanged lines go out as their stored bytes.
                 assert!(body.contains(&format!(",{},", old[3])));

@@ -73,31 +73,39 @@ fn round_trip(kind: ProviderKind) {
             "{r:?}"
         );
     }
+    // Anthropic signs its thinking block: the signature comes when the block ends.
+    let signed: Vec<StreamEvent> = if kind == ProviderKind::Claude {
+        vec![StreamEvent::ThinkingSignature("bW9jaw==".into())]
+    } else {
+        Vec::new()
+    };
     assert_eq!(
         ev,
-        vec![
-            think("Let "),
-            think("me l"),
-            think("ook"),
-            text("Read"),
-            text("ing "),
-            text("it."),
-            StreamEvent::ToolCall {
-                name: "Read".into(),
-                id: "toolu_1".into(),
-                input_raw: r#"{"path":"a.txt"}"#.into()
-            },
-            StreamEvent::Usage {
-                usage: Usage {
-                    input: 100,
-                    output: 20,
-                    cache_read: 50,
-                    cache_creation
+        [
+            vec![think("Let "), think("me l"), think("ook")],
+            signed,
+            vec![
+                text("Read"),
+                text("ing "),
+                text("it."),
+                StreamEvent::ToolCall {
+                    name: "Read".into(),
+                    id: "toolu_1".into(),
+                    input_raw: r#"{"path":"a.txt"}"#.into()
                 },
-                speed: 0
-            },
-            StreamEvent::Stop("tool_use".into()),
-        ],
+                StreamEvent::Usage {
+                    usage: Usage {
+                        input: 100,
+                        output: 20,
+                        cache_read: 50,
+                        cache_creation
+                    },
+                    speed: 0
+                },
+                StreamEvent::Stop("tool_use".into()),
+            ],
+        ]
+        .concat(),
         "{kind:?}"
     );
     assert_eq!(info.retries, 0);

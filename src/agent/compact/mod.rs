@@ -260,7 +260,11 @@ fn summarize(ctx: &AgentCtx, system: &str, head: &[String]) -> Result<String, St
         }
         StreamEvent::Stop(r) => stop = Some(r),
         StreamEvent::Error(m) => error = Some(m),
-        StreamEvent::Thinking(_) | StreamEvent::Reasoning(_) | StreamEvent::ToolCall { .. } => {}
+        StreamEvent::Thinking(_)
+        | StreamEvent::Reasoning(_)
+        | StreamEvent::ThinkingSignature(_)
+        | StreamEvent::RedactedThinking(_)
+        | StreamEvent::ToolCall { .. } => {}
     });
     if let Some((u, speed)) = billed {
         ctx.rec.ledger("compact", &u, speed, &info);

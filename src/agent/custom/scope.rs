@@ -111,6 +111,8 @@ impl Scope {
             Some(m) if *m != p.model => {
                 let mut c = p.clone();
                 c.model = m.clone();
+                // The other model's max output bounds max_tokens (the API refuses more).
+                c.max_tokens = crate::provider::models::max_tokens_for(m, Some(c.max_tokens));
                 Cow::Owned(c)
             }
             _ => Cow::Borrowed(p),

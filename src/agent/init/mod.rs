@@ -109,7 +109,11 @@ pub fn write_agents_md(
         StreamEvent::Usage { usage, speed } => billed = Some((usage, speed)),
         StreamEvent::Stop(r) => stop = Some(r),
         StreamEvent::Error(m) => error = Some(m),
-        StreamEvent::Thinking(_) | StreamEvent::Reasoning(_) | StreamEvent::ToolCall { .. } => {}
+        StreamEvent::Thinking(_)
+        | StreamEvent::Reasoning(_)
+        | StreamEvent::ThinkingSignature(_)
+        | StreamEvent::RedactedThinking(_)
+        | StreamEvent::ToolCall { .. } => {}
     });
     if cancel.is_cancelled() {
         return Err(InitError::Model("interrupted".into()));

@@ -13,6 +13,27 @@ pub struct ToolUse {
     pub input_raw: String,
 }
 
+/// One reasoning block of an assistant message, kept as the server sent it so that it can
+/// go back verbatim (Anthropic requires the current tool loop's thinking blocks complete,
+/// unmodified and first in the assistant message; docs/providers.md#thinking-round-trip).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reasoning {
+    /// A thinking block; `signature` is empty when the server signed nothing (local
+    /// servers, other vendors): the line then has the shell version's exact shape.
+    Thinking { text: String, signature: String },
+    /// A `redacted_thinking` block's encrypted `data`.
+    Redacted { data: String },
+}
+
+impl Reasoning {
+    fn len(&self) -> usize {
+        match self {
+            Reasoning::Thinking { text, signature } => text.len() + signature.len(),
+            Reasoning::Redacted { data } => data.len(),
+        }
+    }
+}
+
 /// `{"role":"user","content":"…"}`
 pub fn user_text_line(content: &str) -> String {
     Obj::new()
@@ -23,40 +44,88 @@ pub fn user_text_line(content: &str) -> String {
 
 /// `{"role":"assistant","content":[thinking, text, tool_use…]}` (thinking and text always present).
 pub fn assistant_line(thinking: &str, text: &str, tools: &[ToolUse]) -> String {
-    let mut out = Vec::with_capacity(thinking.len() + text.len() + 96);
-    let _ = write_assistant_line(&mut out, thinking, text, tools); // ok: a Vec never fails
+    let r = [Reasoning::Thinking {
+        text: thinking.to_string(),
+        signature: String::new(),
+    }];
+    assistant_line_with(&r, text, tools)
+}
+
+/// [`assistant_line`] with the reasoning blocks as they came (signatures, redacted blocks).
+pub fn assistant_line_with(reasoning: &[Reasoning], text: &str, tools: &[ToolUse]) -> String {
+    let n: usize = reasoning.iter().map(Reasoning::len).sum();
+    let mut out = Vec::with_capacity(n + text.len() + 96);
+    let _ = write_assistant_line(&mut out, reasoning, text, tools); // ok: a Vec never fails
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// [`assistant_line`] written straight into `w` (a huge answer is escaped into the file,
-/// never copied into a line first). The same bytes.
+/// [`assistant_line_with`] written straight into `w` (a huge answer is escaped into the
+/// file, never copied into a line first). The same bytes. No reasoning at all is written
+/// as the shell's empty thinking block; a signature is an extra key after `thinking`.
 pub fn write_assistant_line(
     w: &mut dyn Write,
-    thinking: &str,
+    reasoning: &[Reasoning],
     text: &str,
     tools: &[ToolUse],
 ) -> std::io::Result<()> {
-    write_assistant_line_with(w, thinking, "", text, tools)
+    write_assistant_line_with(w, reasoning, "", text, tools)
 }
 
-/// [`write_assistant_line`] with extra members on the thinking block: `extra` is
-/// `"key":value,…` JSON text (empty for none), written after `"thinking"`. What a provider
-/// needs to replay that the shell format has no field for lives there (the Responses
-/// API's encrypted reasoning items); readers of the shell format ignore the extra keys.
+/// [`write_assistant_line`] with extra members on the first thinking block: `extra` is
+/// `"key":value,…` JSON text (empty for none), written after its `thinking` (and
+/// `signature`). What a provider needs to replay that the shell format has no field for
+/// lives there (the Responses API's encrypted reasoning items); readers of the shell
+/// format ignore the extra keys.
 pub fn write_assistant_line_with(
     w: &mut dyn Write,
-    thinking: &str,
+    reasoning: &[Reasoning],
     extra: &str,
     text: &str,
     tools: &[ToolUse],
 ) -> std::io::Result<()> {
-    w.write_all(br#"{"role":"assistant","content":[{"type":"thinking","thinking":"#)?;
-    serde_json::to_writer(&mut *w, thinking)?;
-    if !extra.is_empty() {
-        w.write_all(b",")?;
-        w.write_all(extra.as_bytes())?;
+    w.write_all(br#"{"role":"assistant","content":["#)?;
+    let mut extra_left = !extra.is_empty();
+    let has_thinking = reasoning
+        .iter()
+        .any(|r| matches!(r, Reasoning::Thinking { .. }));
+    if reasoning.is_empty() || (extra_left && !has_thinking) {
+        w.write_all(br#"{"type":"thinking","thinking":"""#)?;
+        if extra_left {
+            w.write_all(b",")?;
+            w.write_all(extra.as_bytes())?;
+            extra_left = false;
+        }
+        w.write_all(b"}")?;
+        if !reasoning.is_empty() {
+            w.write_all(b",")?;
+        }
     }
-    w.write_all(br#"},{"type":"text","text":"#)?;
+    for (i, r) in reasoning.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        match r {
+            Reasoning::Thinking { text, signature } => {
+                w.write_all(br#"{"type":"thinking","thinking":"#)?;
+                serde_json::to_writer(&mut *w, text)?;
+                if !signature.is_empty() {
+                    w.write_all(br#","signature":"#)?;
+                    serde_json::to_writer(&mut *w, signature)?;
+                }
+                if extra_left {
+                    w.write_all(b",")?;
+                    w.write_all(extra.as_bytes())?;
+                    extra_left = false;
+                }
+            }
+            Reasoning::Redacted { data } => {
+                w.write_all(br#"{"type":"redacted_thinking","data":"#)?;
+                serde_json::to_writer(&mut *w, data)?;
+            }
+        }
+        w.write_all(b"}")?;
+    }
+    w.write_all(br#",{"type":"text","text":"#)?;
     serde_json::to_writer(&mut *w, text)?;
     w.write_all(b"}")?;
     for t in tools {
@@ -102,25 +171,25 @@ pub fn write_tool_results_line(
 /// call goes through a pending copy first ([`crate::session::durable`]).
 pub fn append_call(
     path: &Path,
-    thinking: &str,
+    reasoning: &[Reasoning],
     text: &str,
     tools: &[ToolUse],
     results: &[(String, String)],
 ) -> std::io::Result<()> {
-    append_call_with(path, thinking, "", text, tools, results)
+    append_call_with(path, reasoning, "", text, tools, results)
 }
 
-/// [`append_call`] with extra members on the thinking block (see
+/// [`append_call`] with extra members on the first thinking block (see
 /// [`write_assistant_line_with`]).
 pub fn append_call_with(
     path: &Path,
-    thinking: &str,
+    reasoning: &[Reasoning],
     extra: &str,
     text: &str,
     tools: &[ToolUse],
     results: &[(String, String)],
 ) -> std::io::Result<()> {
-    let size = thinking.len()
+    let size = reasoning.iter().map(Reasoning::len).sum::<usize>()
         + extra.len()
         + text.len()
         + tools
@@ -129,7 +198,7 @@ pub fn append_call_with(
             .sum::<usize>()
         + results.iter().map(|r| r.0.len() + r.1.len()).sum::<usize>();
     crate::session::durable::append_with(path, size, |w| {
-        write_assistant_line_with(w, thinking, extra, text, tools)?;
+        write_assistant_line_with(w, reasoning, extra, text, tools)?;
         w.write_all(b"\n")?;
         if !tools.is_empty() {
             write_tool_results_line(w, results)?;

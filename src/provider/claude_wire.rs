@@ -1,0 +1,471 @@
+//! What the Claude (Anthropic Messages) body sends beyond the stored lines: the reasoning
+//! fields the model accepts (from the model table), which servers get the strict message
+//! rules, and the prompt-cache breakpoints. docs/providers.md#the-model-table,
+//! #thinking-round-trip and #prompt-caching.
+//!
+//! Servers come in two grades. An *Anthropic-grade* server is the official host, any
+//! host that is not on this machine (a gateway in front of Anthropic: LiteLLM, OpenRouter,
+//! a corporate proxy), any server asked for a model the table lists as Anthropic's, or
+//! one whose stream signed thinking blocks (a stored signature). It gets the strict rules
+//! (no unsigned thinking block, no empty text block: the API refuses both) and
+//! `cache_control` breakpoints (part of the Messages API; gateways pass them on or
+//! ignore them). A server on this machine asked for a model the table does not know
+//! (llama.cpp, a local LiteLLM alias of a small model) that never signed anything gets
+//! the stored lines byte for byte, as before: it has its own prefix cache, and nothing
+//! there refuses what the shell version stores. DeepSeek's Anthropic endpoint keeps the
+//! stored bytes too: its thinking is unsigned and it wants it back.
+use super::models::{self, Vendor};
+use super::{ProviderConfig, Request};
+use crate::options::{Effort, Thinking};
+use serde_json::{json, Map, Value};
+
+/// The marker every breakpoint carries.
+pub const EPHEMERAL: &str = r#"{"type":"ephemeral"}"#;
+
+/// Whether `base_url` is the official Anthropic API.
+pub fn is_official_anthropic(base_url: &str) -> bool {
+    base_url.contains("://api.anthropic.com")
+}
+
+/// Whether the host of `base_url` is this machine.
+pub fn is_loopback(base_url: &str) -> bool {
+    let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    let host_port = rest.split('/').next().unwrap_or(rest);
+    let host = if let Some(h) = host_port.strip_prefix('[') {
+        h.split(']').next().unwrap_or(h)
+    } else {
+        host_port.rsplit_once(':').map_or(host_port, |(h, _)| h)
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || host.starts_with("127.")
+}
+
+/// The model's row when the table says it is Anthropic's.
+fn anthropic_row(model: &str) -> Option<&'static models::ModelInfo> {
+    models::lookup(model).filter(|m| m.vendor == Vendor::Anthropic)
+}
+
+/// See the module doc.
+pub fn anthropic_grade(cfg: &ProviderConfig, req: &Request) -> bool {
+    let base = cfg.base_url.as_str();
+    if base.contains("://api.deepseek.com") {
+        return false;
+    }
+    is_official_anthropic(base)
+        || !is_loopback(base)
+        || anthropic_row(&cfg.model).is_some()
+        || req.messages.iter().any(|l| l.contains("\"signature\":"))
+}
+
+/// The reasoning fields of one Claude request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReasoningFields {
+    pub thinking: Option<Thinking>,
+    /// `budget_tokens` with `enabled` (required by the API: 1024 ≤ budget < max_tokens).
+    pub budget: Option<u64>,
+    pub effort: Option<&'static str>,
+}
+
+/// The reasoning fields for this call. A model the table knows gets only what it accepts
+/// (the asked type mapped to the nearest accepted one, the effort to the nearest accepted
+/// value); a model it does not know gets nothing on the official host unless asked, and
+/// elsewhere what was asked (`--effort` alone asks for the default mode). Default flags
+/// send reasoning fields to the official APIs only (gateways may reject them).
+pub fn reasoning(cfg: &ProviderConfig, req: &Request, grade: bool) -> ReasoningFields {
+    let none = ReasoningFields::default();
+    if req.disable_thinking {
+        return none;
+    }
+    let official = super::body::is_official(cfg.kind, &cfg.base_url);
+    let asked_any = cfg.thinking.is_some() || cfg.effort.is_some();
+    if !asked_any && !official {
+        return none;
+    }
+    let asked_effort = cfg.effort.unwrap_or(Effort::High);
+    let (thinking, effort) = match anthropic_row(&cfg.model) {
+        Some(m) => {
+            let t = match cfg.thinking {
+                Some(t) => m.thinking_for(t),
+                None => m.default_thinking(),
+            };
+            (t, t.and(m.effort_for(asked_effort)))
+        }
+        None if is_official_anthropic(&cfg.base_url) && !asked_any => (None, None),
+        None => {
+            let t = cfg.thinking.unwrap_or(Thinking::Adaptive);
+            let t = (t != Thinking::Disabled).then_some(t);
+            (t, t.map(|_| asked_effort.as_str()))
+        }
+    };
+    let mut f = ReasoningFields {
+        thinking,
+        budget: None,
+        effort,
+    };
+    if f.thinking == Some(Thinking::Enabled) && (grade || official) {
+        if cfg.max_tokens <= 1024 {
+            // No budget fits below max_tokens: thinking off rather than a refused request.
+            return none;
+        }
+        f.budget = Some((cfg.max_tokens / 2).clamp(1024, cfg.max_tokens - 1));
+    }
+    f
+}
+
+/// How an assistant line goes to an Anthropic-grade server.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Cleaned<'a> {
+    /// As stored.
+    Same,
+    /// [`ASSISTANT_HEAD`] followed by this tail of the stored line: the empty thinking
+    /// block (and empty text block) every stored line of the shell's shape starts with are
+    /// cut out without parsing or copying the line (a long session has thousands).
+    Spliced(&'a str),
+    /// Re-serialised.
+    Owned(String),
+}
+
+/// The opening every stored assistant line has.
+pub const ASSISTANT_HEAD: &str = r#"{"role":"assistant","content":["#;
+
+/// [`strict_assistant_line`] without a copy for the common shapes. Exact: the fast path
+/// is taken only when what remains holds no thinking block and no empty `text`.
+pub fn strict_assistant(line: &str) -> Cleaned<'_> {
+    const EMPTY_THINKING: &str = r#"{"type":"thinking","thinking":""},"#;
+    const EMPTY_TEXT: &str = r#"{"type":"text","text":""},"#;
+    if let Some(rest) = line.strip_prefix(ASSISTANT_HEAD) {
+        let after_thinking = rest.strip_prefix(EMPTY_THINKING);
+        let r = after_thinking.unwrap_or(rest);
+        let after_text = r.strip_prefix(EMPTY_TEXT);
+        let r = after_text.unwrap_or(r);
+        if !r.contains("\"thinking\"") && !has_empty_text(r) && !r.starts_with(']') {
+            return if after_thinking.is_some() || after_text.is_some() {
+                Cleaned::Spliced(r)
+            } else {
+                Cleaned::Same
+            };
+        }
+    }
+    match strict_assistant_line(line) {
+        Some(l) => Cleaned::Owned(l),
+        None => Cleaned::Same,
+    }
+}
+
+/// Whether a `"text"` key has the empty string as its value anywhere in `s`.
+fn has_empty_text(s: &str) -> bool {
+    s.match_indices("\"text\"").any(|(i, k)| {
+        let after = s[i + k.len()..].trim_start();
+        after
+            .strip_prefix(':')
+            .is_some_and(|v| v.trim_start().starts_with("\"\""))
+    })
+}
+
+/// An assistant line under the strict rules: without unsigned thinking blocks and empty
+/// text blocks (a placeholder text block if nothing would remain). Other lines, and
+/// lines with nothing to drop, come back as `None` (sent as stored).
+pub fn strict_assistant_line(line: &str) -> Option<String> {
+    if !line.contains("\"role\":\"assistant\"") {
+        return None;
+    }
+    let mut v: Value = serde_json::from_str(line).ok()?;
+    let blocks = v.get_mut("content")?.as_array_mut()?;
+    let before = blocks.len();
+    blocks.retain(|b| match b.get("type").and_then(Value::as_str) {
+        Some("thinking") => b
+            .get("signature")
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty()),
+        Some("text") => !b
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .is_empty(),
+        _ => true,
+    });
+    if blocks.len() == before {
+        return None;
+    }
+    if blocks.is_empty() {
+        blocks.push(json!({"type": "text", "text": "(no text)"}));
+    }
+    Some(v.to_string())
+}
+
+/// How far back from the end (and from the last assistant line) a markable line is looked
+/// for: in practice it is the first or second line looked at.
+const MARK_SEARCH: usize = 8;
+
+/// The two message breakpoints, as `(index, marked line)` with `clean` applied first:
+/// the rolling end of the conversation (the last line that can carry a marker, written
+/// for the next request) and the previous request's rolling end (the last markable line
+/// before the last assistant line), so its cached prefix is read even when this call
+/// added more than the API's 20-block lookback. A user message whose content is a plain
+/// string is not marked (it is sent as stored; the next call's marker covers it), so a
+/// string-content request keeps its stored bytes.
+pub fn breakpoints<'l>(
+    lines: &[&'l str],
+    clean: impl Fn(&'l str) -> std::borrow::Cow<'l, str>,
+) -> Vec<(usize, String)> {
+    let mark = |i: usize| with_breakpoint(&clean(lines[i])).map(|m| (i, m));
+    let n = lines.len();
+    let mut out = Vec::with_capacity(2);
+    let Some(rolling) = (n.saturating_sub(MARK_SEARCH)..n).rev().find_map(mark) else {
+        return out;
+    };
+    let last_assistant = lines
+        .iter()
+        .rposition(|l| l.contains("\"role\":\"assistant\""));
+    let before = last_assistant.unwrap_or(0).min(rolling.0);
+    let prev = (before.saturating_sub(MARK_SEARCH)..before)
+        .rev()
+        .find_map(mark);
+    out.extend(prev);
+    out.push(rolling);
+    out
+}
+
+/// `line` with a breakpoint on the last block of its array content. `None` when it cannot
+/// carry one (not JSON, string content, an empty text or a thinking block last).
+pub fn with_breakpoint(line: &str) -> Option<String> {
+    let mut v: Map<String, Value> = serde_json::from_str(line).ok()?;
+    let blocks = v.get_mut("content")?.as_array_mut()?;
+    let b = blocks.last_mut()?.as_object_mut()?;
+    match b.get("type").and_then(Value::as_str) {
+        Some("thinking" | "redacted_thinking") => return None,
+        Some("text") if b.get("text").and_then(Value::as_str) == Some("") => return None,
+        _ => {}
+    }
+    b.insert("cache_control".into(), json!({"type": "ephemeral"}));
+    Some(Value::Object(v).to_string())
+}
+
+/// The system prompt as one text block with a breakpoint.
+pub fn system_blocks(system: &str) -> String {
+    json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]).to_string()
+}
+
+/// The tools array (compact JSON) with a breakpoint on its last tool; the text as it is
+/// when it is not an array of objects.
+pub fn tools_with_breakpoint(tools: &str) -> Option<String> {
+    let mut v: Value = serde_json::from_str(tools).ok()?;
+    let last = v.as_array_mut()?.last_mut()?.as_object_mut()?;
+    last.insert("cache_control".into(), json!({"type": "ephemeral"}));
+    Some(v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::ProviderKind;
+
+    fn cfg(model: &str, base: &str, thinking: Option<Thinking>) -> ProviderConfig {
+        ProviderConfig {
+            kind: ProviderKind::Claude,
+            model: model.into(),
+            api_key: String::new(),
+            base_url: base.into(),
+            max_tokens: 32000,
+            effort: None,
+            thinking,
+            verbose: false,
+        }
+    }
+
+    fn req() -> Request<'static> {
+        Request {
+            system: "s",
+            messages: &[],
+            tools_json: "",
+            disable_thinking: false,
+        }
+    }
+
+    const OFFICIAL: &str = "https://api.anthropic.com/v1";
+
+    #[test]
+    fn loopback_hosts() {
+        for b in [
+            "http://127.0.0.1:9/v1",
+            "http://localhost:4000/v1",
+            "http://[::1]:8080/v1",
+            "http://127.0.0.2/v1",
+        ] {
+            assert!(is_loopback(b), "{b}");
+        }
+        for b in [
+            OFFICIAL,
+            "https://gw.example.com/v1",
+            "http://10.0.0.5:4000/v1",
+        ] {
+            assert!(!is_loopback(b), "{b}");
+        }
+    }
+
+    #[test]
+    fn the_table_decides_the_reasoning_fields() {
+        let r = |m: &str, t| reasoning(&cfg(m, OFFICIAL, t), &req(), true);
+        // Default flags on the official host: each model's own default.
+        let f = r("claude-sonnet-5-5", None);
+        assert_eq!(f.thinking, Some(Thinking::Adaptive));
+        assert_eq!(f.effort, Some("high"));
+        let f = r("claude-haiku-4-5", None);
+        assert_eq!(f.thinking, Some(Thinking::Enabled));
+        assert_eq!(f.budget, Some(16000));
+        assert_eq!(f.effort, None, "haiku 4.5 takes no effort");
+        // Opus 4.7 rejects enabled; Opus 5.5 rejects disabled.
+        assert_eq!(
+            r("claude-opus-4-7", Some(Thinking::Enabled)).thinking,
+            Some(Thinking::Adaptive)
+        );
+        assert_eq!(
+            r("claude-opus-5-5", Some(Thinking::Disabled)),
+            ReasoningFields::default()
+        );
+        // A retired model (claude-sonnet-4-20250514) never gets adaptive or effort.
+        let f = r("claude-sonnet-4-20250514", None);
+        assert_eq!((f.thinking, f.effort), (Some(Thinking::Enabled), None));
+        // Unknown on the official host: nothing unless asked.
+        assert_eq!(r("claude-new-9", None), ReasoningFields::default());
+        // Gateways: nothing by default, the mapped ask otherwise.
+        let g = |m: &str, t| reasoning(&cfg(m, "https://gw.example/v1", t), &req(), true);
+        assert_eq!(g("claude-opus-4-7", None), ReasoningFields::default());
+        assert_eq!(
+            g("claude-opus-4-7", Some(Thinking::Enabled)).thinking,
+            Some(Thinking::Adaptive)
+        );
+    }
+
+    #[test]
+    fn a_budget_never_reaches_max_tokens() {
+        let mut c = cfg("claude-haiku-4-5", OFFICIAL, None);
+        c.max_tokens = 1500;
+        assert_eq!(reasoning(&c, &req(), true).budget, Some(1024));
+        c.max_tokens = 1024;
+        assert_eq!(reasoning(&c, &req(), true), ReasoningFields::default());
+    }
+
+    #[test]
+    fn grades() {
+        let r = req();
+        assert!(anthropic_grade(&cfg("m", OFFICIAL, None), &r));
+        assert!(anthropic_grade(
+            &cfg("m", "https://gw.example/v1", None),
+            &r
+        ));
+        assert!(anthropic_grade(
+            &cfg("claude-sonnet-4-6", "http://127.0.0.1:1/v1", None),
+            &r
+        ));
+        assert!(!anthropic_grade(
+            &cfg("smollm2", "http://127.0.0.1:1/v1", None),
+            &r
+        ));
+        let signed = [r#"{"role":"assistant","content":[{"type":"thinking","thinking":"a","signature":"s"}]}"#.to_string()];
+        let r2 = Request {
+            messages: &signed,
+            ..req()
+        };
+        assert!(anthropic_grade(
+            &cfg("smollm2", "http://127.0.0.1:1/v1", None),
+            &r2
+        ));
+        assert!(!anthropic_grade(
+            &cfg(
+                "deepseek-v4-flash",
+                "https://api.deepseek.com/anthropic",
+                None
+            ),
+            &r2
+        ));
+    }
+
+    #[test]
+    fn the_fast_path_cuts_the_shells_empty_blocks_exactly() {
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":"ok"},{"type":"tool_use","id":"a","name":"R","input":{"text": "", "x": 1}}]}"#;
+        // An empty "text" inside a tool input: parsed, and the input kept whole.
+        match strict_assistant(l) {
+            Cleaned::Owned(o) => assert!(o.contains(r#""input":{"text":"","x":1}"#), "{o}"),
+            other => panic!("{other:?}"),
+        }
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":""},{"type":"tool_use","id":"a","name":"R","input":{}}]}"#;
+        assert_eq!(
+            strict_assistant(l),
+            Cleaned::Spliced(r#"{"type":"tool_use","id":"a","name":"R","input":{}}]}"#)
+        );
+        // Nothing left: parsed (the placeholder text block).
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":""}]}"#;
+        assert!(matches!(strict_assistant(l), Cleaned::Owned(_)));
+        // A thinking block with text: parsed.
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"ok"}]}"#;
+        assert_eq!(
+            strict_assistant(l),
+            Cleaned::Owned(
+                r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#.into()
+            )
+        );
+        let clean = r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#;
+        assert_eq!(strict_assistant(clean), Cleaned::Same);
+        // Every shape agrees with the parsing path.
+        for l in [
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text":"a \"text\": \"\""}]}"#,
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"text","text" : ""},{"type":"tool_use","id":"a","name":"R","input":{}}]}"#,
+        ] {
+            let want = strict_assistant_line(l).unwrap_or_else(|| l.to_string());
+            let got = match strict_assistant(l) {
+                Cleaned::Same => l.to_string(),
+                Cleaned::Spliced(r) => format!("{ASSISTANT_HEAD}{r}"),
+                Cleaned::Owned(o) => o,
+            };
+            let (w, g): (Value, Value) = (
+                serde_json::from_str(&want).unwrap(),
+                serde_json::from_str(&got).unwrap(),
+            );
+            assert_eq!(w, g, "{l}");
+        }
+    }
+
+    #[test]
+    fn strict_lines_keep_signed_and_redacted_blocks() {
+        let l = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"S"},{"type":"redacted_thinking","data":"D"},{"type":"thinking","thinking":"u"},{"type":"text","text":""},{"type":"tool_use","id":"a","name":"Read","input":{}}]}"#;
+        assert_eq!(
+            strict_assistant_line(l).unwrap(),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"S"},{"type":"redacted_thinking","data":"D"},{"type":"tool_use","id":"a","name":"Read","input":{}}]}"#
+        );
+        let clean = r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#;
+        assert_eq!(strict_assistant_line(clean), None);
+    }
+
+    #[test]
+    fn breakpoints_roll_with_the_conversation() {
+        let plain = |l: &'static str| std::borrow::Cow::Borrowed(l);
+        let u = r#"{"role":"user","content":"hi"}"#;
+        let tr =
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}"#;
+        let a = r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#;
+        assert_eq!(with_breakpoint(u), None);
+        assert!(with_breakpoint(tr)
+            .unwrap()
+            .ends_with(r#""content":"x","cache_control":{"type":"ephemeral"}}]}"#));
+        let idx = |ls: &[&'static str]| -> Vec<usize> {
+            breakpoints(ls, plain).into_iter().map(|(i, _)| i).collect()
+        };
+        // A first request: nothing to mark but the system prompt and tools.
+        assert_eq!(idx(&[u]), Vec::<usize>::new());
+        // A tool loop: the results, and the previous request's end.
+        assert_eq!(idx(&[u, a, tr]), vec![2]);
+        assert_eq!(idx(&[u, a, tr, a, tr]), vec![2, 4]);
+        // A new user text: the answer before it rolls, the previous end stays.
+        assert_eq!(idx(&[u, a, tr, a, u]), vec![2, 3]);
+        assert_eq!(idx(&[u, a, tr, a, u, a, tr]), vec![3, 6]);
+        assert_eq!(
+            tools_with_breakpoint(r#"[{"name":"A"},{"name":"B"}]"#).unwrap(),
+            r#"[{"name":"A"},{"name":"B","cache_control":{"type":"ephemeral"}}]"#
+        );
+    }
+}
