@@ -295,17 +295,7 @@ impl Strict {
             ));
             f.push(sse("message_stop", json!({"type":"message_stop"})));
         }
-        if step.delay_ms == 0 {
-            return f;
-        }
-        let mut out = Vec::with_capacity(f.len() * 2);
-        for (i, frame) in f.into_iter().enumerate() {
-            if i > 0 {
-                out.push(Frame::Pause(step.delay_ms));
-            }
-            out.push(frame);
-        }
-        out
+        super::wire::with_delays(f, step.delay_ms)
     }
 }
 

@@ -85,13 +85,18 @@ pub fn frames(wire: Wire, step: &Step) -> Vec<Frame> {
     if !step.cut {
         all.extend(terminal);
     }
-    if step.delay_ms == 0 {
-        return all;
+    with_delays(all, step.delay_ms)
+}
+
+/// `frames` with a pause of `delay_ms` between each two (a slow stream); as they are for 0.
+pub fn with_delays(frames: Vec<Frame>, delay_ms: u64) -> Vec<Frame> {
+    if delay_ms == 0 {
+        return frames;
     }
-    let mut out = Vec::with_capacity(all.len() * 2);
-    for (i, f) in all.into_iter().enumerate() {
+    let mut out = Vec::with_capacity(frames.len() * 2);
+    for (i, f) in frames.into_iter().enumerate() {
         if i > 0 {
-            out.push(Frame::Pause(step.delay_ms));
+            out.push(Frame::Pause(delay_ms));
         }
         out.push(f);
     }
