@@ -12,6 +12,13 @@ pub fn restart_args(ctx: &AgentCtx, r: &Restart) -> Vec<String> {
     }
     let mut a = crate::agent::context::child_args(&cfg);
     a.extend(ctx.permission.child_args());
+    // The main agent's own prompt flags (a sub-agent keeps its built prompt).
+    if let Some(p) = &cfg.overrides.system_prompt {
+        a.extend(["--system-prompt".to_string(), p.clone()]);
+    }
+    if let Some(p) = &cfg.overrides.append_system_prompt {
+        a.extend(["--append-system-prompt".to_string(), p.clone()]);
+    }
     if cfg.vision {
         a.extend(["--vision".to_string(), "on".to_string()]);
     }

@@ -122,8 +122,8 @@ impl Gate {
             (RuleKind::Ask, ask),
             (RuleKind::Allow, allow),
         ] {
-            for r in list {
-                rules.push(Rule::parse(kind, r, cwd)?);
+            for r in list.iter().flat_map(|r| split_rules(r)) {
+                rules.push(Rule::parse(kind, &r, cwd)?);
             }
         }
         Ok((mode, rules))
@@ -405,4 +405,28 @@ impl Gate {
         }
         a
     }
+}
+
+/// One flag value as rules: Claude Code's `--allowedTools "Bash(git diff:*) Edit"` and
+/// `--allowedTools Read,Write` lists split at commas and blanks outside parentheses (a rule
+/// never holds either at its top level).
+pub fn split_rules(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if (c == ',' || c.is_whitespace()) && depth <= 0 {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    out.push(cur);
+    out.retain(|r| !r.is_empty());
+    out
 }

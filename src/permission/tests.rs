@@ -265,3 +265,14 @@ fn webfetch_asks_and_domain_rules_apply() {
     let bad = web("not a url", None);
     assert_eq!(kind(&decide(Default, &allow, &bad, home)), "ask");
 }
+
+#[test]
+fn flag_values_split_into_rules() {
+    use crate::permission::gate::split_rules;
+    assert_eq!(
+        split_rules("Bash(git diff:*) Edit,Read, WebFetch(domain:a.b)"),
+        ["Bash(git diff:*)", "Edit", "Read", "WebFetch(domain:a.b)"]
+    );
+    assert_eq!(split_rules("Bash(a, b)"), ["Bash(a, b)"]);
+    assert!(split_rules(" , ").is_empty());
+}

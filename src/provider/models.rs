@@ -263,13 +263,20 @@ mod tests {
         assert!(!t.models.is_empty());
         for m in &t.models {
             assert!(!m.id.is_empty());
-            assert!(m.max_output > 0 && m.context_window > m.max_output, "{}", m.id);
+            assert!(
+                m.max_output > 0 && m.context_window > m.max_output,
+                "{}",
+                m.id
+            );
             for th in &m.thinking {
                 assert!(["adaptive", "enabled", "disabled"].contains(&th.as_str()));
             }
         }
         for (alias, target) in &t.aliases {
-            assert!(lookup(target).is_some(), "alias {alias} -> {target} unknown");
+            assert!(
+                lookup(target).is_some(),
+                "alias {alias} -> {target} unknown"
+            );
         }
         for (p, d) in &t.defaults {
             let m = lookup(d).unwrap_or_else(|| panic!("default of {p} unknown"));
@@ -279,8 +286,14 @@ mod tests {
 
     #[test]
     fn longest_prefix_wins_and_routing_prefixes_are_ignored() {
-        assert_eq!(lookup("claude-opus-4-5-20251101").unwrap().id, "claude-opus-4-5");
-        assert_eq!(lookup("anthropic/claude-sonnet-4-6").unwrap().id, "claude-sonnet-4-6");
+        assert_eq!(
+            lookup("claude-opus-4-5-20251101").unwrap().id,
+            "claude-opus-4-5"
+        );
+        assert_eq!(
+            lookup("anthropic/claude-sonnet-4-6").unwrap().id,
+            "claude-sonnet-4-6"
+        );
         assert_eq!(lookup("gpt-5-mini-2025-08-07").unwrap().id, "gpt-5-mini");
         assert_eq!(lookup("gpt-4o-mini").unwrap().id, "gpt-4o-mini");
         assert!(lookup("llama-3-8b").is_none());
@@ -291,9 +304,15 @@ mod tests {
     fn reasoning_fields_follow_the_model() {
         let opus55 = lookup("claude-opus-5-5").unwrap();
         assert_eq!(opus55.thinking_for(Thinking::Disabled), None);
-        assert_eq!(opus55.thinking_for(Thinking::Enabled), Some(Thinking::Adaptive));
+        assert_eq!(
+            opus55.thinking_for(Thinking::Enabled),
+            Some(Thinking::Adaptive)
+        );
         let opus47 = lookup("claude-opus-4-7").unwrap();
-        assert_eq!(opus47.thinking_for(Thinking::Enabled), Some(Thinking::Adaptive));
+        assert_eq!(
+            opus47.thinking_for(Thinking::Enabled),
+            Some(Thinking::Adaptive)
+        );
         let haiku45 = lookup("claude-haiku-4-5").unwrap();
         assert_eq!(haiku45.default_thinking(), Some(Thinking::Enabled));
         assert_eq!(haiku45.effort_for(Effort::High), None);

@@ -6,6 +6,7 @@
 mod support;
 
 mod cli_extras;
+mod cli_launch;
 mod compact_e2e;
 mod custom_commands;
 mod e2e_agent;
