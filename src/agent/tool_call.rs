@@ -116,6 +116,7 @@ pub fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(),
         projects_root: &root,
         cancel: &ctx.cancel,
         print: &print,
+        preview: &|| crate::tools::preview::change(ctx, name, input, ctx.out.color()),
         log: &log,
     };
     ctx.permission.check(&env, name, input)

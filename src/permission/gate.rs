@@ -65,6 +65,9 @@ pub struct CallEnv<'a> {
     pub cancel: &'a Cancel,
     /// Show text to the person (the question).
     pub print: &'a dyn Fn(&str),
+    /// What the call would change (an Edit's or Write's diff), shown above the question;
+    /// made only when a question is asked ("" for none).
+    pub preview: &'a dyn Fn() -> String,
     /// Append one events.jsonl line.
     pub log: &'a dyn Fn(&str),
 }
@@ -208,9 +211,17 @@ impl Gate {
                     log(env, &label, mode, "refused", None, &why, None);
                     return Err(refusal_text(mode, &why, &suggest, None));
                 };
+                let proposed = super::save::proposals(&facts, &suggest, &self.home);
+                let rules_text = proposed.join(", ");
+                let diff = (env.preview)();
+                if !diff.is_empty() {
+                    (env.print)(&format!("{}\n", diff.trim_end()));
+                }
                 (env.print)(&format!(
-                    "Allow {label}? ({why})\n  [y] yes · [a] yes, and always for this session (adds {suggest}) · [n] no, and tell the agent why\n  Type y, a, or n and a reason, then Enter.\n"
+                    "Allow {label}? ({why})\n  [y] yes · [a] always, this session · [p] always, saved in this project · [u] always, saved for you (adds {rules_text}) · [n] no, and tell the agent why\n  Type y, a, p, u, or n and a reason, then Enter.\n"
                 ));
+                // Keys typed before the question appeared were meant for something else.
+                discard_typeahead();
                 let rx = slot.open();
                 let answer = loop {
                     if env.cancel.is_cancelled() {
@@ -229,15 +240,8 @@ impl Gate {
                         (env.print)("Allowed once.\n");
                         Ok(())
                     }
-                    Some(Answer::Always) => {
-                        let base = env.cwd.to_path_buf();
-                        if let Ok(r) = Rule::parse(RuleKind::Allow, &suggest, &base) {
-                            self.state
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .rules
-                                .push(r);
-                        }
+                    Some(Answer::Always(to)) => {
+                        self.add_rules(env.cwd, &proposed);
                         log(
                             env,
                             &label,
@@ -245,23 +249,45 @@ impl Gate {
                             "allowed",
                             Some("always"),
                             &why,
-                            Some(&suggest),
+                            Some(&rules_text),
                         );
-                        (env.print)(&format!(
-                            "Allowed; added the rule {suggest} for this session.\n"
-                        ));
+                        let saved = match to.path(env.cwd) {
+                            None => " for this session".to_string(),
+                            Some(p) => match super::save::save(&p, &proposed) {
+                                Ok(()) => format!("; saved in {}", p.display()),
+                                Err(e) => format!(" for this session (not saved: {e})"),
+                            },
+                        };
+                        (env.print)(&format!("Allowed; added {rules_text}{saved}.\n"));
                         Ok(())
                     }
                     Some(Answer::No(reason)) => {
                         log(env, &label, mode, "refused", Some("no"), &reason, None);
                         (env.print)("Refused; the agent is told why.\n");
-                        Err(refusal_text(mode, &why, &suggest, Some(&reason)))
+                        Err(refusal_text(mode, &why, &rules_text, Some(&reason)))
                     }
                     None => {
                         log(env, &label, mode, "refused", None, "interrupted", None);
-                        Err(refusal_text(mode, &why, &suggest, Some("interrupted")))
+                        Err(refusal_text(mode, &why, &rules_text, Some("interrupted")))
                     }
                 }
+            }
+        }
+    }
+
+    /// Add allow rules for the rest of the run, each once.
+    fn add_rules(&self, cwd: &Path, texts: &[String]) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        for t in texts {
+            let have = st
+                .rules
+                .iter()
+                .any(|r| r.kind == RuleKind::Allow && r.text == *t);
+            if have {
+                continue;
+            }
+            if let Ok(r) = Rule::parse(RuleKind::Allow, t, cwd) {
+                st.rules.push(r);
             }
         }
     }
@@ -404,6 +430,14 @@ impl Gate {
             a.push(r.text.clone());
         }
         a
+    }
+}
+
+/// Drop what was typed but not yet read on the terminal (the question was not on screen).
+fn discard_typeahead() {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        let _ = nix::sys::termios::tcflush(std::io::stdin(), nix::sys::termios::FlushArg::TCIFLUSH);
     }
 }
 

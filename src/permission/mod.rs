@@ -6,6 +6,7 @@
 //! is allowed here: this layer only adds questions and refusals in front of them.
 pub mod gate;
 mod rules;
+pub mod save;
 
 pub use gate::{AskSlot, Gate};
 pub use rules::{Rule, RuleKind};
@@ -164,25 +165,42 @@ pub fn decide(mode: PermMode, rules: &[Rule], f: &Facts, home: &std::path::Path)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
     Yes,
-    /// Yes, and add the suggested rule for this session.
-    Always,
+    /// Yes, and add the proposed rules: for this session, or saved in a settings file.
+    Always(save::SaveTo),
     /// No, with what to tell the agent (may be empty).
     No(String),
 }
 
-/// Parse a typed answer: `y`/`yes`, `a`/`always`, `n`/`no` optionally followed by the reason;
-/// any other text is a no with that text as the reason (nothing typed runs a tool by accident).
+/// Parse a typed answer: `y`/`yes`, `a`/`always` (this session), `p` (saved in the
+/// project), `u` (saved for the user), `n`/`no` optionally followed by the reason; any other
+/// text is a no with that text as the reason (nothing typed runs a tool by accident).
 pub fn parse_answer(line: &str) -> Answer {
     let t = line.trim();
     let (word, rest) = match t.find(char::is_whitespace) {
         Some(i) => (&t[..i], t[i..].trim()),
         None => (t, ""),
     };
+    use save::SaveTo;
     match word.to_lowercase().as_str() {
         "y" | "yes" if rest.is_empty() => Answer::Yes,
-        "a" | "always" if rest.is_empty() => Answer::Always,
+        "a" | "always" if rest.is_empty() => Answer::Always(SaveTo::Session),
+        "p" | "project" if rest.is_empty() => Answer::Always(SaveTo::Project),
+        "u" | "user" if rest.is_empty() => Answer::Always(SaveTo::User),
         "n" | "no" => Answer::No(rest.to_string()),
         _ => Answer::No(t.to_string()),
+    }
+}
+
+/// Whether a line typed while a question waits is an answer to it. Anything else (a message
+/// typed ahead for the agent) is not taken as a refusal: the editor sends it as input.
+pub fn is_answer(line: &str) -> bool {
+    let t = line.trim();
+    let word = t.split_whitespace().next().unwrap_or("").to_lowercase();
+    let alone = !t.contains(char::is_whitespace);
+    match word.as_str() {
+        "y" | "yes" | "a" | "always" | "p" | "project" | "u" | "user" => alone,
+        "n" | "no" => true,
+        _ => false,
     }
 }
 

@@ -199,7 +199,17 @@ fn bad_rules_and_modes() {
 #[test]
 fn answers() {
     assert_eq!(parse_answer("y"), Answer::Yes);
-    assert_eq!(parse_answer(" A "), Answer::Always);
+    assert_eq!(
+        parse_answer(" A "),
+        Answer::Always(crate::permission::save::SaveTo::Session)
+    );
+    assert_eq!(
+        parse_answer("p"),
+        Answer::Always(crate::permission::save::SaveTo::Project)
+    );
+    assert!(crate::permission::is_answer("n too risky"));
+    assert!(!crate::permission::is_answer("yes please"));
+    assert!(!crate::permission::is_answer("fix the tests too"));
     assert_eq!(parse_answer("n"), Answer::No(String::new()));
     assert_eq!(
         parse_answer("n keep the build"),

@@ -9,6 +9,7 @@ pub mod glob;
 pub mod grep;
 pub mod plan;
 pub mod policy;
+pub mod preview;
 pub mod read;
 pub mod skill;
 pub mod skills;

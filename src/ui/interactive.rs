@@ -211,11 +211,19 @@ fn editor_loop(
         match read {
             Ok(line) => {
                 armed = false;
-                // A waiting permission question takes the line (a blank one keeps it waiting).
-                if hooks.ask.pending() {
-                    if !line.trim().is_empty() {
+                // A waiting permission question takes an answer (a blank line keeps it
+                // waiting). Other text was typed ahead for the agent: it is queued as the
+                // next input, never taken as a refusal with that text as the reason.
+                if hooks.ask.pending() && !line.trim().is_empty() {
+                    if crate::permission::is_answer(&line) {
                         hooks.ask.answer(&line);
+                        continue;
                     }
+                    let mut p = printer.clone();
+                    let _ = p.write_all(
+                        b"(queued as your next message; the question still waits: y, a, p, u or n)\n",
+                    );
+                } else if hooks.ask.pending() {
                     continue;
                 }
                 match classify(&line) {

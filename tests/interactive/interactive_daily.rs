@@ -92,3 +92,70 @@ fn the_status_line_and_the_streamed_line_follow_a_long_answer() {
     assert!(!s.contains("esc to interrupt"), "{s}");
     term.keys(&["C-d"]);
 }
+
+#[test]
+fn an_edit_shows_its_diff_first_typeahead_is_queued_and_p_saves_the_rule() {
+    if !have_tmux() {
+        return;
+    }
+    let edit = |from: &str, to: &str| {
+        json!({"name": "Edit", "id": format!("e_{to}"),
+               "input": {"path": "notes.txt", "old_string": from, "new_string": to}})
+    };
+    let term = Term::start(
+        json!([
+            {"when": "change notes", "tool_calls": [edit("beta", "gamma")]},
+            {"when": "hello there", "text": "Hi back."},
+            {"text": "Edited."}
+        ]),
+        "NO_COLOR=1 TERM=xterm-256color",
+        "",
+    );
+    let notes = term.env.cwd.join("notes.txt");
+    std::fs::write(&notes, "alpha\nbeta\n").unwrap();
+    term.send("change notes");
+    term.wait("the question", 30, |s| s.contains("Allow Edit(notes.txt)?"));
+    let s = term.screen();
+    let (q, minus, plus) = (
+        s.find("Allow Edit(notes.txt)?").unwrap(),
+        s.find("-beta").expect("the diff's removed line"),
+        s.find("+gamma").expect("the diff's added line"),
+    );
+    assert!(
+        minus < q && plus < q,
+        "the diff comes before the question:\n{s}"
+    );
+    assert!(s.contains("[p] always, saved in this project"), "{s}");
+    // A message typed while the question waits is not an answer.
+    term.send("hello there");
+    term.wait("the typed line queued", 30, |s| {
+        s.contains("(queued as your next message")
+    });
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "alpha\nbeta\n");
+    term.send("p");
+    term.wait("the edit and the queued message answered", 30, |s| {
+        s.contains("Edited.") && s.contains("Hi back.")
+    });
+    term.wait_idle();
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "alpha\ngamma\n");
+    let saved = std::fs::read_to_string(term.env.cwd.join(".bash-agent/settings.json")).unwrap();
+    let v: Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(
+        v["permissions"]["allow"],
+        json!(["Edit(./notes.txt)"]),
+        "{saved}"
+    );
+    term.keys(&["C-d"]);
+    // A new run (headless, default mode: it cannot ask) honours the saved rule.
+    let mock = Mock::start(
+        &json!([{"when": "again", "tool_calls": [edit("gamma", "delta")]}, {"text": "ok"}])
+            .to_string(),
+    );
+    let out = term.env.agent(
+        &mock.base("claude"),
+        "claude",
+        &["--permission-mode", "default", "again"],
+    );
+    expect_code(&out, 0);
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "alpha\ndelta\n");
+}
