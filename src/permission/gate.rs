@@ -4,13 +4,21 @@
 use super::{decide, parse_answer, refusal_text, Answer, Facts, PermMode, Rule, RuleKind, Verdict};
 use crate::util::cancel::Cancel;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 /// Where a question waits for its answer: the line editor hands the next submitted line to
-/// the waiting tool call instead of sending it to the agent.
+/// the waiting tool call instead of sending it to the agent. It also carries the run's
+/// permission mode, so the editor can cycle it (Shift+Tab) and the status line can show it.
 #[derive(Clone, Default)]
-pub struct AskSlot(Arc<Mutex<Option<mpsc::Sender<String>>>>);
+pub struct AskSlot {
+    tx: Arc<Mutex<Option<mpsc::Sender<String>>>>,
+    /// The gate's mode ([`PermMode::code`]; 0 before a gate took the slot).
+    mode: Arc<AtomicU8>,
+    /// The run started in bypass: Shift+Tab's cycle includes it.
+    with_bypass: Arc<std::sync::atomic::AtomicBool>,
+}
 
 impl AskSlot {
     pub fn new() -> AskSlot {
@@ -19,12 +27,12 @@ impl AskSlot {
 
     /// A question is waiting.
     pub fn pending(&self) -> bool {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+        self.tx.lock().unwrap_or_else(|p| p.into_inner()).is_some()
     }
 
     /// Give `line` to the waiting question; false when none waits (the line is input).
     pub fn answer(&self, line: &str) -> bool {
-        let tx = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
         match tx {
             Some(tx) => tx.send(line.to_string()).is_ok(),
             None => false,
@@ -33,12 +41,35 @@ impl AskSlot {
 
     fn open(&self) -> mpsc::Receiver<String> {
         let (tx, rx) = mpsc::channel();
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+        *self.tx.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
         rx
     }
 
     fn close(&self) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+
+    /// The run's permission mode (None before the gate exists).
+    pub fn mode(&self) -> Option<PermMode> {
+        PermMode::from_code(self.mode.load(Ordering::SeqCst))
+    }
+
+    fn set_mode(&self, m: PermMode) {
+        self.mode.store(m.code(), Ordering::SeqCst);
+        if m == PermMode::Bypass {
+            self.with_bypass.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Shift+Tab: default → accept-edits → plan → default (a run started in bypass has
+    /// bypass in the cycle too, after plan). Returns the new mode.
+    pub fn cycle_mode(&self) -> Option<PermMode> {
+        let with_bypass = self.with_bypass.load(Ordering::SeqCst);
+        let next = |m: u8| PermMode::from_code(m).map(|cur| cur.next(with_bypass).code());
+        let _ = self
+            .mode
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, next);
+        self.mode()
     }
 }
 
@@ -84,6 +115,9 @@ impl Gate {
         } else {
             PermMode::Bypass
         });
+        if let Some(s) = &slot {
+            s.set_mode(mode);
+        }
         Gate {
             state: Mutex::new(State {
                 mode,
@@ -132,8 +166,12 @@ impl Gate {
         Ok((mode, rules))
     }
 
+    /// The mode in force: the editor may have changed it (Shift+Tab) through the slot.
     pub fn mode(&self) -> PermMode {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).mode
+        match self.slot.as_ref().and_then(AskSlot::mode) {
+            Some(m) => m,
+            None => self.state.lock().unwrap_or_else(|p| p.into_inner()).mode,
+        }
     }
 
     /// Allow rules for the next turn only (a custom command's `allowed-tools`); an empty
@@ -147,6 +185,9 @@ impl Gate {
 
     pub fn set_mode(&self, m: PermMode) {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).mode = m;
+        if let Some(s) = &self.slot {
+            s.set_mode(m);
+        }
     }
 
     /// Whether questions can be asked (interactive on a terminal).
@@ -156,10 +197,11 @@ impl Gate {
 
     /// `/permissions`: the mode and the rules.
     pub fn describe(&self) -> String {
+        let mode = self.mode();
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let mut s = format!(
             "permission mode  {}{}\n",
-            st.mode.name(),
+            mode.name(),
             if self.slot.is_some() {
                 ""
             } else {
@@ -188,15 +230,15 @@ impl Gate {
         input: &serde_json::Value,
     ) -> Result<(), String> {
         let facts = facts(env, &self.home, tool, input);
-        let (mode, verdict) = {
+        let mode = self.mode();
+        let verdict = {
             let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            let v = if st.turn_rules.is_empty() {
-                decide(st.mode, &st.rules, &facts, &self.home)
+            if st.turn_rules.is_empty() {
+                decide(mode, &st.rules, &facts, &self.home)
             } else {
                 let all = [st.rules.as_slice(), st.turn_rules.as_slice()].concat();
-                decide(st.mode, &all, &facts, &self.home)
-            };
-            (st.mode, v)
+                decide(mode, &all, &facts, &self.home)
+            }
         };
         let label = label(&facts);
         match verdict {
@@ -418,8 +460,9 @@ fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> F
 impl Gate {
     /// Flags that give a sub-agent this run's current mode and rules.
     pub fn child_args(&self) -> Vec<String> {
+        let mode = self.mode();
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let mut a = vec!["--permission-mode".to_string(), st.mode.name().to_string()];
+        let mut a = vec!["--permission-mode".to_string(), mode.name().to_string()];
         for r in &st.rules {
             let flag = match r.kind {
                 RuleKind::Allow => "--allow",

@@ -34,6 +34,33 @@ impl PermMode {
             _ => None,
         }
     }
+    /// A small number for the editor's shared mode cell (0 is "none").
+    pub fn code(self) -> u8 {
+        match self {
+            PermMode::Default => 1,
+            PermMode::AcceptEdits => 2,
+            PermMode::Plan => 3,
+            PermMode::Bypass => 4,
+        }
+    }
+    pub fn from_code(c: u8) -> Option<PermMode> {
+        match c {
+            1 => Some(PermMode::Default),
+            2 => Some(PermMode::AcceptEdits),
+            3 => Some(PermMode::Plan),
+            4 => Some(PermMode::Bypass),
+            _ => None,
+        }
+    }
+    /// The next mode of the Shift+Tab cycle; bypass is in it only when `with_bypass`.
+    pub fn next(self, with_bypass: bool) -> PermMode {
+        match self {
+            PermMode::Default => PermMode::AcceptEdits,
+            PermMode::AcceptEdits => PermMode::Plan,
+            PermMode::Plan if with_bypass => PermMode::Bypass,
+            PermMode::Plan | PermMode::Bypass => PermMode::Default,
+        }
+    }
     pub fn name(self) -> &'static str {
         match self {
             PermMode::Default => "default",

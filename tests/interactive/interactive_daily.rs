@@ -159,3 +159,54 @@ fn an_edit_shows_its_diff_first_typeahead_is_queued_and_p_saves_the_rule() {
     expect_code(&out, 0);
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "alpha\ndelta\n");
 }
+
+#[test]
+fn shift_tab_cycles_the_permission_mode_shown_above_the_prompt() {
+    if !have_tmux() {
+        return;
+    }
+    let term = Term::start(
+        json!([
+            {"when": "write it", "tool_calls": [{"name": "Write", "id": "w1",
+                "input": {"path": "new.txt", "content": "hello\n"}}]},
+            {"text": "Written."}
+        ]),
+        COLOR,
+        "",
+    );
+    term.keys(&["BTab"]);
+    term.wait("the accept-edits line", 20, |s| {
+        let l: Vec<&str> = s.lines().collect();
+        l.len() > 1 && l[l.len() - 2].contains("accept-edits mode (shift+tab to cycle)")
+    });
+    // accept-edits: a Write inside the workspace runs without a question.
+    term.send("write it");
+    term.wait("the answer", 30, |s| s.contains("Written."));
+    term.wait("the mode line back after the turn", 20, |s| {
+        s.lines()
+            .rev()
+            .nth(1)
+            .is_some_and(|l| l.contains("accept-edits mode"))
+    });
+    assert!(!term.screen().contains("Allow Write"), "{}", term.screen());
+    assert_eq!(
+        std::fs::read_to_string(term.env.cwd.join("new.txt")).unwrap(),
+        "hello\n"
+    );
+    term.keys(&["BTab"]);
+    term.wait("plan mode", 20, |s| {
+        s.lines()
+            .rev()
+            .nth(1)
+            .is_some_and(|l| l.contains("plan mode (shift+tab"))
+    });
+    term.keys(&["BTab"]);
+    term.wait("back to default: no mode line", 20, |s| {
+        !s.contains("plan mode (shift+tab") && s.lines().last() == Some(">")
+    });
+    term.send("/permissions");
+    term.wait("/permissions names the mode", 20, |s| {
+        s.contains("permission mode  default")
+    });
+    term.keys(&["C-d"]);
+}
