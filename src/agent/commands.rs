@@ -32,7 +32,25 @@ pub fn restart_args(ctx: &AgentCtx, r: &Restart) -> Vec<String> {
         ]),
     }
     a.push("-i".into());
+    let typed = ctx.slash.take_carried();
+    if !typed.is_empty() {
+        a.push("--".into());
+        a.push(typed.join("\n"));
+    }
     a
+}
+
+/// The lines typed after the restarting command that are still queued: the editor sent them
+/// to this run's channel. Waits briefly for the channel's reader to hand over the last one.
+pub fn carry_typed(ctx: &AgentCtx, input: &crate::ipc::fifo::InputChannel) {
+    use crate::ipc::fifo::InputMsg;
+    let mut lines = Vec::new();
+    while let Ok(m) = input.rx.recv_timeout(std::time::Duration::from_millis(50)) {
+        if let InputMsg::UserInput(t) = m {
+            lines.push(t);
+        }
+    }
+    ctx.slash.carry(lines);
 }
 
 /// Replace this process with the restarted run; returns only on failure.

@@ -144,7 +144,7 @@ impl Inner {
     /// Whether a live region is wanted (only above the line editor's prompt).
     fn wants_live(&self) -> bool {
         self.sink.is_some()
-            && (!self.live.is_empty() || !self.partial.is_empty() || !self.preview.is_empty())
+            && (!self.live.is_empty() || has_text(&self.partial) || !self.preview.is_empty())
     }
 
     /// The live region: the streamed line (wrapping), then the live lines cut to fit one

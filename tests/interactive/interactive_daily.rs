@@ -210,3 +210,142 @@ fn shift_tab_cycles_the_permission_mode_shown_above_the_prompt() {
     });
     term.keys(&["C-d"]);
 }
+
+#[test]
+fn banner_help_cost_and_an_interrupted_command_read_well() {
+    if !have_tmux() {
+        return;
+    }
+    let term = Term::start(
+        json!([
+            {"when": "qqhang", "tool_calls": [{"name": "Bash", "id": "b1",
+                "input": {"command": "printf 'partial out'; sleep 30"}}]},
+            {"when": "qqhello", "text": "Hello."}
+        ]),
+        COLOR,
+        "--permission-mode bypass",
+    );
+    // The banner names the model and the folder.
+    let s = term.screen();
+    let folder = term.env.cwd.display().to_string();
+    assert!(
+        s.lines().nth(1).is_some_and(|l| l.starts_with("model ")
+            && l.contains("(claude)")
+            && l.contains(&folder)),
+        "{s}"
+    );
+    // /help: one column for every row, the keys listed.
+    term.send("/help");
+    term.wait("the keys", 20, |s| s.contains("search the history"));
+    let s = term.screen();
+    let col = |prefix: &str| {
+        let l = s
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix} in\n{s}"));
+        l.len() - l[prefix.len()..].trim_start().len()
+    };
+    let at = col("  /export [md|html|json] [FILE]");
+    for row in [
+        "  /help",
+        "  /status",
+        "  !CMD",
+        "  Esc, Ctrl+C",
+        "  Shift+Tab",
+    ] {
+        assert_eq!(col(row), at, "{row} aligned in\n{s}");
+    }
+    assert!(s.contains("Alt+Enter, Ctrl+J"), "{s}");
+    // /cost: rows fit the 100-column pane (a joined capture line longer would have wrapped).
+    term.send("qqhello");
+    term.wait("the answer", 20, |s| s.contains("Hello."));
+    term.wait_idle();
+    term.send("/cost");
+    term.wait("the total row", 20, |s| {
+        s.lines().any(|l| l.starts_with("  total"))
+    });
+    let s = term.screen();
+    let rows: Vec<&str> = s
+        .lines()
+        .skip_while(|l| !l.starts_with("cost of session"))
+        .take_while(|l| !l.starts_with('>'))
+        .collect();
+    assert!(rows.len() >= 3, "{s}");
+    assert!(rows.iter().all(|l| l.chars().count() <= 100), "{rows:#?}");
+    // An interrupted command: `Error:` on its own line, not glued to the output.
+    term.send("qqhang");
+    term.wait("the command's output under the status line", 20, |s| {
+        s.contains("running Bash(printf") && s.contains("  partial out")
+    });
+    term.keys(&["Escape"]);
+    term.wait("the interruption", 20, |s| s.contains("Interrupted."));
+    let s = term.screen();
+    assert!(s.contains("Error:\npartial out"), "{s}");
+    assert!(!s.contains("Error: partial out"), "{s}");
+    term.keys(&["C-d"]);
+}
+
+#[test]
+fn a_line_typed_right_after_new_starts_the_new_session_and_no_goodbye() {
+    if !have_tmux() {
+        return;
+    }
+    let term = Term::start(
+        json!([
+            {"when": "qqfirst", "text": "First."},
+            {"when": "hello again", "text": "Fresh hello."}
+        ]),
+        "NO_COLOR=1 TERM=xterm-256color BASH_AGENT_BELL_SECS=0",
+        "",
+    );
+    term.send("qqfirst");
+    term.wait("the answer", 20, |s| s.contains("First."));
+    term.wait_idle();
+    // Both lines reach the terminal at once: the second is sent before the restart.
+    term.keys(&["/new", "Enter", "hello again", "Enter"]);
+    term.wait("the new session answering", 30, |s| {
+        s.contains("Fresh hello.")
+    });
+    let s = term.screen();
+    assert!(!s.contains("Goodbye!"), "{s}");
+    assert!(s.contains("Starting a new session"), "{s}");
+    let reqs = term.mock.requests();
+    let last = reqs.last().unwrap()["body"].to_string();
+    assert!(
+        last.contains("hello again") && !last.contains("First."),
+        "the line went to the new session: {last}"
+    );
+    term.keys(&["C-d"]);
+}
+
+#[test]
+fn the_bell_rings_when_a_long_turn_ends() {
+    if !have_tmux() {
+        return;
+    }
+    let term = Term::start(
+        json!([{"when": "qqring", "text": "Rang."}]),
+        "NO_COLOR=1 TERM=xterm-256color BASH_AGENT_BELL_SECS=0",
+        "",
+    );
+    // What the program writes to the terminal, byte for byte.
+    let raw = term.env.dir.path().join("pane.raw");
+    term.t.run(&[
+        "pipe-pane",
+        "-o",
+        "-t",
+        &term.run.name,
+        &format!("cat >> '{}'", raw.display()),
+    ]);
+    let bells = || {
+        std::fs::read(&raw)
+            .unwrap_or_default()
+            .iter()
+            .filter(|&&b| b == 7)
+            .count()
+    };
+    term.send("qqring");
+    term.wait("the answer", 20, |s| s.contains("Rang."));
+    wait_until("the bell", 20, || bells() >= 1);
+    term.keys(&["C-d"]);
+}

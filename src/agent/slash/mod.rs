@@ -52,6 +52,8 @@ pub struct State {
     /// A custom command's expanded body: the next turn's message instead of the typed
     /// line (which the `user_input` event keeps, so `--send --wait` finds its turn).
     body: Mutex<Option<String>>,
+    /// Lines typed after a restarting command (`/new`): the restarted run's first input.
+    carried: Mutex<Vec<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -76,6 +78,13 @@ impl State {
     }
     pub fn restart(&self) -> Option<Restart> {
         lock(&self.restart).clone()
+    }
+    /// Keep `lines` (typed after a restarting command) for the restarted run.
+    pub fn carry(&self, lines: impl IntoIterator<Item = String>) {
+        lock(&self.carried).extend(lines);
+    }
+    pub fn take_carried(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.carried))
     }
 }
 
