@@ -349,3 +349,140 @@ fn the_bell_rings_when_a_long_turn_ends() {
     wait_until("the bell", 20, || bells() >= 1);
     term.keys(&["C-d"]);
 }
+
+#[test]
+fn model_and_resume_pickers_show_what_a_person_recognises() {
+    if !have_tmux() {
+        return;
+    }
+    let term = Term::start(
+        json!([
+            {"when": "qqolder", "text": "Older."},
+            {"when": "qqafter", "text": "After the switch."}
+        ]),
+        "NO_COLOR=1 TERM=xterm-256color",
+        "",
+    );
+    // An older session of this folder, made by a one-shot run.
+    let mock = Mock::start(&json!([{"text": "ok"}]).to_string());
+    let out = term.env.agent(
+        &mock.base("claude"),
+        "claude",
+        &["--session", "older-one", "qqolder fix the parser please"],
+    );
+    expect_code(&out, 0);
+    // /resume lists it with its first prompt.
+    term.send("/resume");
+    term.wait("the list", 20, |s| s.contains("Type a number to resume"));
+    let s = term.screen();
+    let row = s.lines().find(|l| l.contains("older-one")).unwrap_or("");
+    assert!(row.contains("1. qqolder fix the parser please"), "{s}");
+    term.send("x");
+    term.wait("cancelled", 20, |s| s.contains("Resume cancelled."));
+    // /model: the provider's models with their aliases; a number switches.
+    term.send("/model");
+    term.wait("the model list", 20, |s| {
+        s.contains("Type a number or a model name")
+    });
+    let s = term.screen();
+    assert!(
+        s.contains("claude-sonnet-5-5  alias sonnet  (current)"),
+        "{s}"
+    );
+    let haiku = s
+        .lines()
+        .find(|l| l.contains("claude-haiku-5-5  alias haiku"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let n = haiku.trim().split('.').next().unwrap().to_string();
+    term.send(&n);
+    term.wait("the switch", 20, |s| {
+        s.contains("Switching this session to claude-haiku-5-5")
+    });
+    term.wait_idle();
+    term.send("qqafter");
+    term.wait("the answer", 20, |s| s.contains("After the switch."));
+    let reqs = term.mock.requests();
+    assert_eq!(reqs.last().unwrap()["body"]["model"], "claude-haiku-5-5");
+    term.keys(&["C-d"]);
+}
+
+#[test]
+fn resume_without_a_name_opens_a_picker_at_launch() {
+    if !have_tmux() {
+        return;
+    }
+    let env = Env::new();
+    let mock = Mock::start(&json!([{"text": "ok", "repeat": true}]).to_string());
+    for (name, prompt) in [
+        ("alpha", "qqfirst the alpha task"),
+        ("beta", "qqsecond beta"),
+    ] {
+        let out = env.agent(&mock.base("claude"), "claude", &["--session", name, prompt]);
+        expect_code(&out, 0);
+        set_mtime(
+            &env.session_dir(name).join("events.jsonl"),
+            1_700_000_000 + name.len() as i64,
+        );
+    }
+    let t = Tmux::for_env(&env);
+    // `-r` alone (Run's line names a session, so this one is written here).
+    let script = env.dir.path().join("picker.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "cd '{}' && exec env -i PATH='{}' HOME='{home}' BASH_AGENT_HOME='{home}' NO_COLOR=1 \
+             TERM=xterm-256color LANG=C.UTF-8 '{}' --base-url '{}' --api-key k -r\n",
+            env.cwd.display(),
+            std::env::var("PATH").unwrap_or_default(),
+            BIN,
+            mock.base("claude"),
+            home = env.home.display(),
+        ),
+    )
+    .unwrap();
+    let cmd = format!("sh '{}'; sleep 120", script.display());
+    t.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "p",
+        "-x",
+        "100",
+        "-y",
+        "40",
+        &cmd,
+    ]);
+    struct Name {
+        name: String,
+    }
+    let run = Name { name: "p".into() };
+    let diag = || t.diag(&run.name, &mock);
+    wait_until_or(
+        "the picker",
+        30,
+        || t.screen(&run.name).contains("Resume which?"),
+        diag,
+    );
+    let s = t.screen(&run.name);
+    assert!(s.contains("qqfirst the alpha task"), "{s}");
+    assert!(s.contains("qqsecond beta"), "{s}");
+    let alpha = s.lines().find(|l| l.contains("alpha")).unwrap();
+    let n = alpha.trim().split('.').next().unwrap().to_string();
+    t.type_text(&run.name, &n);
+    t.keys(&run.name, &["Enter"]);
+    // The chosen session's last turn is replayed above the prompt.
+    wait_until_or(
+        "the resumed session",
+        30,
+        || {
+            let s = t.screen(&run.name);
+            s.lines().last() == Some(">") && s.contains("> qqfirst the alpha task")
+        },
+        diag,
+    );
+    t.keys(&run.name, &["C-d"]);
+    // Not a terminal: a clear usage error.
+    let out = env.cmd().args(["-r"]).output().unwrap();
+    expect_code(&out, 2);
+    assert!(stderr(&out).contains("needs a terminal"), "{out:?}");
+}

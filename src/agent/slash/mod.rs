@@ -7,6 +7,8 @@
 pub mod attach;
 pub mod export;
 pub mod info;
+pub mod model;
+pub mod pick;
 pub mod resume;
 pub mod rewind;
 pub mod table;
@@ -46,6 +48,8 @@ pub struct State {
     pending: Mutex<Vec<String>>,
     /// `/resume` listed these sessions; the next input may pick one by number.
     picking: Mutex<Option<Vec<String>>>,
+    /// `/model` listed the models; the next input may pick one by number or name.
+    model_pick: Mutex<Option<Vec<String>>>,
     /// `/rewind` listed the turns; the next input may pick one by number.
     rewind_pick: Mutex<bool>,
     restart: Mutex<Option<Restart>>,
@@ -99,6 +103,20 @@ pub fn route(ctx: &AgentCtx, line: &str) -> Action {
         match resume::pick(&list, line.trim()) {
             Some(name) => return switch(ctx, Restart::Session(name)),
             None => ctx.out.print("Resume cancelled.\n"),
+        }
+        if line.trim().chars().all(|c| c.is_ascii_digit()) {
+            return Action::Handled;
+        }
+    }
+    if let Some(list) = lock(&ctx.slash.model_pick).take() {
+        match model::pick(&list, line.trim()) {
+            Some(m) if m == ctx.cfg.provider.model => {
+                ctx.out.print(&format!("Already using {m}.\n"));
+                return Action::Handled;
+            }
+            Some(m) => return switch(ctx, Restart::Model(m)),
+            None if !line.trim_start().starts_with('/') => ctx.out.print("Model unchanged.\n"),
+            None => {}
         }
         if line.trim().chars().all(|c| c.is_ascii_digit()) {
             return Action::Handled;
@@ -186,18 +204,20 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
         "/permissions" => ctx.out.print(&ctx.permission.describe()),
         "/exit" => return Action::Exit,
         "/new" | "/clear" => return switch(ctx, Restart::Fresh),
-        "/model" => match first {
-            None => ctx.out.print(&format!(
-                "model     {} ({})\nSwitch with /model NAME (this session only).\n",
-                ctx.cfg.provider.model,
-                ctx.cfg.provider.kind.name()
-            )),
+        "/model" => match first.map(crate::provider::models::resolve_alias) {
+            None => {
+                let (names, text) = model::list(ctx);
+                ctx.out.print(&text);
+                if ctx.mode == Mode::Interactive {
+                    *lock(&ctx.slash.model_pick) = Some(names);
+                }
+            }
             Some(m) if m == ctx.cfg.provider.model => {
                 ctx.out.print(&format!("Already using {m}.\n"))
             }
             // "Switching this session to …" is printed once the editor has ended
             // (cmd/agent.rs): a message handed to it now could be lost with its thread.
-            Some(m) => return switch(ctx, Restart::Model(m.to_string())),
+            Some(m) => return switch(ctx, Restart::Model(m)),
         },
         "/resume" => match resume::start(ctx, first) {
             resume::Outcome::Switch(id) => return switch(ctx, Restart::Session(id)),

@@ -1,0 +1,108 @@
+//! The rows a session picker shows (`/resume`, `-r`/`--resume` without a name): each
+//! session's first prompt, when it was last active, its size and its name, newest first,
+//! sub-agent sessions left out — what a person recognises a session by (Claude Code's
+//! `--resume` picker shows the same).
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// Sessions listed at most.
+pub const MAX: usize = 20;
+
+/// One session of the list.
+pub struct Row {
+    pub name: String,
+    /// The first thing typed in it (one line, cut), or "(no prompt)".
+    pub first: String,
+    pub last_activity: i64,
+    /// Bytes of its event log and conversation.
+    pub bytes: u64,
+}
+
+/// This project's sessions, newest first, without `skip` and sub-agent sessions.
+pub fn rows(project_dir: &Path, skip: Option<&str>) -> Vec<Row> {
+    crate::session::list_scan::entries(project_dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| Some(e.name.as_str()) != skip && !e.name.starts_with("sub_"))
+        .take(MAX)
+        .map(|e| Row {
+            first: first_prompt(&e.path),
+            bytes: ["events.jsonl", "conversation.jsonl"]
+                .iter()
+                .filter_map(|f| std::fs::metadata(e.path.join(f)).ok())
+                .map(|m| m.len())
+                .sum(),
+            name: e.name,
+            last_activity: e.last_activity,
+        })
+        .collect()
+}
+
+/// The first `user_input` of a session's event log, on one line and at most 40 characters
+/// (only the log's first 200 lines are read).
+pub fn first_prompt(dir: &Path) -> String {
+    let Ok(f) = std::fs::File::open(dir.join("events.jsonl")) else {
+        return "(no prompt)".into();
+    };
+    for line in BufReader::new(f).lines().take(200) {
+        let Ok(line) = line else { break };
+        if !line.contains("\"user_input\"") {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if v["type"] == "user_input" {
+            let text = v["content"].as_str().unwrap_or("");
+            let one = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            return crate::ui::display::cut_chars(&one, 39, "…");
+        }
+    }
+    "(no prompt)".into()
+}
+
+/// `1.2 KB`, `34 KB`, `5.6 MB`.
+fn size(b: u64) -> String {
+    match b {
+        0..=999 => format!("{b} B"),
+        1_000..=9_999 => format!("{:.1} KB", b as f64 / 1e3),
+        10_000..=999_999 => format!("{} KB", b / 1_000),
+        _ => format!("{:.1} MB", b as f64 / 1e6),
+    }
+}
+
+/// The numbered list.
+pub fn render(rows: &[Row]) -> String {
+    let mut s = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        s.push_str(&format!(
+            "  {:>2}. {:<40}  {}  {:>7}  {}\n",
+            i + 1,
+            r.first,
+            crate::util::time::local_minute(r.last_activity),
+            size(r.bytes),
+            r.name
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_prompt_and_sizes() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(first_prompt(d.path()), "(no prompt)");
+        std::fs::write(
+            d.path().join("events.jsonl"),
+            "{\"type\":\"session_start\"}\n{\"type\":\"user_input\",\"content\":\"fix\\n  the parser\"}\n",
+        )
+        .unwrap();
+        assert_eq!(first_prompt(d.path()), "fix the parser");
+        assert_eq!(size(512), "512 B");
+        assert_eq!(size(1_500), "1.5 KB");
+        assert_eq!(size(2_500_000), "2.5 MB");
+    }
+}
