@@ -225,15 +225,43 @@ impl ToolHost for AgentCtx {
             fork,
         };
         let started = crate::agent::subagent::spawn(self, task, def.as_ref())?;
-        self.children.started(ChildKind::SubAgent, &started);
+        self.children
+            .started(ChildKind::SubAgent, &started, description);
         Ok(started)
     }
 
     fn spawn_background(&self, command: &str) -> Result<String, String> {
         let started =
             crate::agent::background::spawn(&self.session, command, self.session.notify_fifo())?;
-        self.children.started(ChildKind::Task, &started);
+        self.children.started(ChildKind::Task, &started, command);
         Ok(started)
+    }
+
+    fn task_output(&self, id: &str) -> Result<String, String> {
+        let c = self.children.find(&self.reported, id)?;
+        if c.kind != ChildKind::Task {
+            return Err(format!(
+                "{} is a sub-agent: its result arrives as a message when it ends",
+                c.id
+            ));
+        }
+        let log = self.session.dir.join(format!("{}.log", c.id));
+        let text = crate::ipc::async_task::read_tail(&log);
+        Ok(format!(
+            "task {} is running ({}s): {}\n--- output so far (its last {} bytes at most) ---\n{text}",
+            c.id,
+            c.secs,
+            c.label,
+            crate::ipc::async_task::LOG_TAIL
+        ))
+    }
+
+    fn stop_child(&self, id: &str) -> Result<String, String> {
+        let c = self.children.stop(&self.reported, id)?;
+        Ok(format!(
+            "Stopped {} ({}); its result arrives as a message when it has ended.",
+            c.id, c.label
+        ))
     }
 
     fn request_compaction(&self, trigger: &str) {

@@ -110,7 +110,16 @@ pub enum Verdict {
 fn read_only(tool: &str) -> bool {
     matches!(
         tool,
-        "Read" | "Glob" | "Grep" | "TodoWrite" | "Skill" | "PlanConfirm" | "PlanClear"
+        "Read"
+            | "Glob"
+            | "Grep"
+            | "TodoWrite"
+            | "Skill"
+            | "PlanConfirm"
+            | "PlanClear"
+            // The agent's own background work: reading it, or stopping what it started.
+            | "BashOutput"
+            | "KillShell"
     )
 }
 

@@ -486,3 +486,43 @@ fn resume_without_a_name_opens_a_picker_at_launch() {
     expect_code(&out, 2);
     assert!(stderr(&out).contains("needs a terminal"), "{out:?}");
 }
+
+#[test]
+fn bashes_lists_running_tasks_and_stop_ends_one() {
+    if !have_tmux() {
+        return;
+    }
+    let term = Term::start(
+        json!([
+            {"when": "qqserve", "tool_calls": [{"name": "Bash", "id": "b1",
+                "input": {"command": "echo serving; sleep 60", "async": true}}]},
+            {"when": "qqserve", "text": "Started."},
+            {"text": "Noted.", "repeat": true}
+        ]),
+        "NO_COLOR=1 TERM=xterm-256color",
+        "--permission-mode bypass",
+    );
+    term.send("qqserve");
+    term.wait("the answer", 20, |s| s.contains("Started."));
+    term.wait_idle();
+    term.send("/ps");
+    term.wait("the list", 20, |s| {
+        s.contains("Running (stop one with /stop N):")
+    });
+    let s = term.screen();
+    assert!(
+        s.lines()
+            .any(|l| l.contains("1. task") && l.contains("echo serving; sleep 60")),
+        "{s}"
+    );
+    term.send("/stop 1");
+    term.wait("stopped", 20, |s| s.contains("Stopped async_"));
+    // Its result arrives (exit 143) and the list is empty again.
+    term.wait("the task's result", 30, |s| s.contains("exit_code=143"));
+    term.wait_idle();
+    term.send("/bashes");
+    term.wait("nothing running", 20, |s| {
+        s.contains("No background tasks or sub-agents are running.")
+    });
+    term.keys(&["C-d"]);
+}

@@ -185,6 +185,31 @@ fn help(ctx: &AgentCtx) -> String {
     table::help() + &crate::agent::custom::help_text(&ctx.cwd)
 }
 
+/// `/bashes` (`/ps`): the background tasks and sub-agents still running, numbered for
+/// `/stop N`.
+fn bashes(ctx: &AgentCtx) -> String {
+    use crate::agent::children::ChildKind;
+    let list = ctx.children.running(&ctx.reported);
+    if list.is_empty() {
+        return "No background tasks or sub-agents are running.\n".into();
+    }
+    let mut s = String::from("Running (stop one with /stop N):\n");
+    for (i, c) in list.iter().enumerate() {
+        let kind = match c.kind {
+            ChildKind::Task => "task",
+            ChildKind::SubAgent => "sub-agent",
+        };
+        let label = crate::ui::display::cut_chars(&c.label, 60, "…");
+        s.push_str(&format!(
+            "  {:>2}. {kind:<9} {:>5}s  {label}  ({})\n",
+            i + 1,
+            c.secs,
+            c.id
+        ));
+    }
+    s
+}
+
 /// Run command `word` with the rest of the line as `arg`.
 fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
     let Some(name) = table::canonical(word) else {
@@ -229,6 +254,12 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
                 *lock(&ctx.slash.rewind_pick) = true;
             }
         }
+        "/bashes" => ctx.out.print(&bashes(ctx)),
+        "/stop" => ctx.out.print(&match ctx.children.stop(&ctx.reported, arg) {
+            Ok(c) => format!("Stopped {} ({}).\n", c.id, c.label),
+            Err(e) if arg.is_empty() => format!("{e} (usage: /stop N or /stop ID)\n"),
+            Err(e) => format!("{e}\n"),
+        }),
         "/init" => ctx.out.print(&info::init(ctx, first)),
         "/export" => ctx.out.print(&export::run(ctx, arg)),
         "/sessions" => ctx.out.print(&crate::session::list::render_text(

@@ -49,13 +49,29 @@ pub const COMMANDS: &[Command] = &[
         "[md|html|json] [FILE]",
         "write this session's transcript to FILE (default <session>.md here)",
     ),
+    c(
+        "/bashes",
+        "",
+        "background tasks and sub-agents still running (also /ps)",
+    ),
+    c(
+        "/stop",
+        "N|ID",
+        "stop a background task or sub-agent (also /kill)",
+    ),
     c("/new", "", "start a fresh session"),
     c("/clear", "", "start a fresh session (same as /new)"),
     c("/exit", "", "end the session (also: exit, quit, Ctrl+D)"),
 ];
 
 /// Other names a command answers to (not listed, not completed).
-const ALIASES: &[(&str, &str)] = &[("/?", "/help"), ("/quit", "/exit")];
+const ALIASES: &[(&str, &str)] = &[
+    ("/?", "/help"),
+    ("/quit", "/exit"),
+    ("/ps", "/bashes"),
+    ("/tasks", "/bashes"),
+    ("/kill", "/stop"),
+];
 
 /// The canonical name of `word` (`/quit` → `/exit`), `None` when it is no command.
 pub fn canonical(word: &str) -> Option<&'static str> {
