@@ -96,6 +96,9 @@ pub struct CallEnv<'a> {
     pub cancel: &'a Cancel,
     /// Show text to the person (the question).
     pub print: &'a dyn Fn(&str),
+    /// The settings file an "always" answer saves into (None: this session only); the
+    /// caller knows where the settings files are.
+    pub rule_file: &'a dyn Fn(super::save::SaveTo) -> Option<PathBuf>,
     /// What the call would change (an Edit's or Write's diff), shown above the question;
     /// made only when a question is asked ("" for none).
     pub preview: &'a dyn Fn() -> String,
@@ -293,7 +296,7 @@ impl Gate {
                             &why,
                             Some(&rules_text),
                         );
-                        let saved = match to.path(env.cwd) {
+                        let saved = match (env.rule_file)(to) {
                             None => " for this session".to_string(),
                             Some(p) => match super::save::save(&p, &proposed) {
                                 Ok(()) => format!("; saved in {}", p.display()),

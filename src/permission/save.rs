@@ -5,7 +5,7 @@
 //! kept) and written atomically, so the next run honours it.
 use super::Facts;
 use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Where an "always" rule is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,18 +13,6 @@ pub enum SaveTo {
     Session,
     Project,
     User,
-}
-
-impl SaveTo {
-    /// The settings file this choice writes (None: the session only).
-    pub fn path(self, cwd: &Path) -> Option<PathBuf> {
-        let files = crate::settings::files(cwd);
-        match self {
-            SaveTo::Session => None,
-            SaveTo::User => Some(files[0].1.clone()),
-            SaveTo::Project => Some(files[1].1.clone()),
-        }
-    }
 }
 
 /// Shell words that open or close a compound command around the real command.
