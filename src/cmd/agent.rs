@@ -115,47 +115,14 @@ fn resume_without_name(o: &Opts) -> bool {
             .any(|a| a == "-r" || a == "--resume")
 }
 
-/// The picker of `-r` without a name: this project's sessions (first prompt, date, size),
-/// one picked by its number. Only where a person answers (stdin and stdout a terminal).
-fn pick_session_at_launch() -> Result<String> {
-    use std::io::{BufRead, IsTerminal, Write};
-    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
-        return Err(Error::Usage(
-            "--resume without a session name needs a terminal to pick one in; name it \
-             (bash-agent -r NAME), or use --continue for the latest (--list-sessions lists them)"
-                .into(),
-        ));
-    }
-    let project = crate::session::select::project_dir()?;
-    let rows = crate::agent::slash::pick::rows(&project, None);
-    if rows.is_empty() {
-        return Err(Error::Usage("no session of this folder to resume".into()));
-    }
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "Sessions of this folder (newest first):");
-    let _ = write!(out, "{}", crate::agent::slash::pick::render(&rows));
-    let _ = write!(out, "Resume which? [1-{}, Enter for 1] ", rows.len());
-    let _ = out.flush();
-    drop(out);
-    let mut line = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut line);
-    let answer = line.trim();
-    let n = if answer.is_empty() {
-        1
-    } else {
-        answer.parse::<usize>().unwrap_or(0)
-    };
-    match n.checked_sub(1).and_then(|i| rows.get(i)) {
-        Some(r) => Ok(r.name.clone()),
-        None => Err(Error::Usage(format!("no session numbered {answer:?}"))),
-    }
-}
-
 fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     // `-r` without a name: the picker comes first (before stdin is read as a prompt).
     let o = &cli.opts;
     let picked = match resume_without_name(o) && o.sub_agent_notify.is_none() && !o.listen {
-        true => Some(pick_session_at_launch()?),
+        true => Some(
+            crate::agent::slash::pick::at_launch(&crate::session::select::project_dir()?)
+                .map_err(Error::Usage)?,
+        ),
         false => None,
     };
     let (mode, first) = pick_mode(cli)?;

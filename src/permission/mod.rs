@@ -7,6 +7,7 @@
 pub mod gate;
 mod rules;
 pub mod save;
+mod slot;
 
 pub use gate::{AskSlot, Gate};
 pub use rules::{Rule, RuleKind};

@@ -87,6 +87,42 @@ pub fn render(rows: &[Row]) -> String {
     s
 }
 
+/// The picker of `-r` without a name: this folder's sessions, one picked by its number
+/// (Enter: the newest). Only where a person answers (stdin and stdout a terminal); else
+/// why not, for a usage error.
+pub fn at_launch(project: &Path) -> Result<String, String> {
+    use std::io::{IsTerminal, Write};
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        return Err(
+            "--resume without a session name needs a terminal to pick one in; name it \
+             (bash-agent -r NAME), or use --continue for the latest (--list-sessions lists them)"
+                .into(),
+        );
+    }
+    let rows = rows(project, None);
+    if rows.is_empty() {
+        return Err("no session of this folder to resume".into());
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "Sessions of this folder (newest first):");
+    let _ = write!(out, "{}", render(&rows));
+    let _ = write!(out, "Resume which? [1-{}, Enter for 1] ", rows.len());
+    let _ = out.flush();
+    drop(out);
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    let answer = line.trim();
+    let n = if answer.is_empty() {
+        1
+    } else {
+        answer.parse::<usize>().unwrap_or(0)
+    };
+    match n.checked_sub(1).and_then(|i| rows.get(i)) {
+        Some(r) => Ok(r.name.clone()),
+        None => Err(format!("no session numbered {answer:?}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
