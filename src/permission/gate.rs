@@ -186,13 +186,13 @@ impl Gate {
                 Err(refusal_text(mode, &why, "", None))
             }
             Verdict::Ask { why, suggest } => {
+                let proposed = super::save::proposals(&facts, &suggest, &self.home);
+                let rules_text = proposed.join(", ");
                 let Some(slot) = &self.slot else {
                     let why = format!("{why}, and this run cannot ask (headless)");
                     log(env, &label, mode, "refused", None, &why, None);
-                    return Err(refusal_text(mode, &why, &suggest, None));
+                    return Err(refusal_text(mode, &why, &rules_text, None));
                 };
-                let proposed = super::save::proposals(&facts, &suggest, &self.home);
-                let rules_text = proposed.join(", ");
                 let diff = (env.preview)();
                 if !diff.is_empty() {
                     (env.print)(&format!("{}\n", diff.trim_end()));

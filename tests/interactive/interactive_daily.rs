@@ -507,7 +507,7 @@ fn bashes_lists_running_tasks_and_stop_ends_one() {
     term.wait_idle();
     term.send("/ps");
     term.wait("the list", 20, |s| {
-        s.contains("Running (stop one with /stop N):")
+        s.contains("Running (stop one with /kill N):")
     });
     let s = term.screen();
     assert!(

@@ -186,14 +186,14 @@ fn help(ctx: &AgentCtx) -> String {
 }
 
 /// `/bashes` (`/ps`): the background tasks and sub-agents still running, numbered for
-/// `/stop N`.
+/// `/kill N`.
 fn bashes(ctx: &AgentCtx) -> String {
     use crate::agent::children::ChildKind;
     let list = ctx.children.running(&ctx.reported);
     if list.is_empty() {
         return "No background tasks or sub-agents are running.\n".into();
     }
-    let mut s = String::from("Running (stop one with /stop N):\n");
+    let mut s = String::from("Running (stop one with /kill N):\n");
     for (i, c) in list.iter().enumerate() {
         let kind = match c.kind {
             ChildKind::Task => "task",
@@ -255,9 +255,9 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
             }
         }
         "/bashes" => ctx.out.print(&bashes(ctx)),
-        "/stop" => ctx.out.print(&match ctx.children.stop(&ctx.reported, arg) {
+        "/kill" => ctx.out.print(&match ctx.children.stop(&ctx.reported, arg) {
             Ok(c) => format!("Stopped {} ({}).\n", c.id, c.label),
-            Err(e) if arg.is_empty() => format!("{e} (usage: /stop N or /stop ID)\n"),
+            Err(e) if arg.is_empty() => format!("{e} (usage: /kill N or /kill ID)\n"),
             Err(e) => format!("{e}\n"),
         }),
         "/init" => ctx.out.print(&info::init(ctx, first)),

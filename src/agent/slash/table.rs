@@ -55,9 +55,9 @@ pub const COMMANDS: &[Command] = &[
         "background tasks and sub-agents still running (also /ps)",
     ),
     c(
-        "/stop",
+        "/kill",
         "N|ID",
-        "stop a background task or sub-agent (also /kill)",
+        "stop a background task or sub-agent (also /stop)",
     ),
     c("/new", "", "start a fresh session"),
     c("/clear", "", "start a fresh session (same as /new)"),
@@ -70,7 +70,7 @@ const ALIASES: &[(&str, &str)] = &[
     ("/quit", "/exit"),
     ("/ps", "/bashes"),
     ("/tasks", "/bashes"),
-    ("/kill", "/stop"),
+    ("/stop", "/kill"),
 ];
 
 /// The canonical name of `word` (`/quit` → `/exit`), `None` when it is no command.
