@@ -116,3 +116,26 @@ fn an_overloaded_model_hands_over_to_the_fallback_model() {
     expect_code(&out, 1);
     assert!(stderr(&out).contains("529"), "{out:?}");
 }
+
+#[test]
+fn resume_without_a_name_needs_a_terminal_and_session_alone_is_a_new_one() {
+    let env = Env::new();
+    let mock = Mock::start(r#"[{"text":"ok","repeat":true}]"#);
+    let base = mock.base("claude");
+    for flag in ["-r", "--resume"] {
+        let out = env.agent(&base, "claude", &[flag]);
+        expect_code(&out, 2);
+        let err = stderr(&out);
+        assert!(
+            err.contains("needs a terminal")
+                && err.contains("-r NAME")
+                && err.contains("--continue"),
+            "{err}"
+        );
+    }
+    assert!(mock.requests().is_empty());
+    // `--session` alone keeps the shell version's meaning: a new session.
+    let out = env.agent(&base, "claude", &["--session", "--", "hi"]);
+    expect_code(&out, 0);
+    assert_eq!(mock.requests().len(), 1);
+}
