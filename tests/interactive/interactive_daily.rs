@@ -460,15 +460,41 @@ fn resume_without_a_name_opens_a_picker_at_launch() {
     wait_until_or(
         "the picker",
         30,
-        || t.screen(&run.name).contains("Resume which?"),
+        || t.screen(&run.name).contains("Enter to resume"),
         diag,
     );
     let s = t.screen(&run.name);
     assert!(s.contains("qqfirst the alpha task"), "{s}");
     assert!(s.contains("qqsecond beta"), "{s}");
-    let alpha = s.lines().find(|l| l.contains("alpha")).unwrap();
-    let n = alpha.trim().split('.').next().unwrap().to_string();
-    t.type_text(&run.name, &n);
+    // The marker starts on the newest; ↓ moves it to alpha's row.
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains(". qq")).collect();
+    assert!(rows[0].starts_with('›'), "{s}");
+    let alpha = rows.iter().position(|l| l.contains("alpha")).unwrap();
+    let second = if alpha == 0 { "beta" } else { "alpha" };
+    t.keys(&run.name, &["Down"]);
+    wait_until_or(
+        "the marker on the second row",
+        20,
+        || {
+            t.screen(&run.name)
+                .lines()
+                .any(|l| l.starts_with('›') && l.contains(second))
+        },
+        diag,
+    );
+    if alpha == 0 {
+        t.keys(&run.name, &["Up"]);
+    }
+    wait_until_or(
+        "the marker on alpha",
+        20,
+        || {
+            t.screen(&run.name)
+                .lines()
+                .any(|l| l.starts_with('›') && l.contains("alpha"))
+        },
+        diag,
+    );
     t.keys(&run.name, &["Enter"]);
     // The chosen session's last turn is replayed above the prompt.
     wait_until_or(

@@ -87,11 +87,11 @@ pub fn render(rows: &[Row]) -> String {
     s
 }
 
-/// The picker of `-r` without a name: this folder's sessions, one picked by its number
-/// (Enter: the newest). Only where a person answers (stdin and stdout a terminal); else
-/// why not, for a usage error.
+/// The picker of `-r` without a name: this folder's sessions; ↑/↓ move the marker, a
+/// number jumps to a row, Enter picks (at first the newest), Esc or Ctrl+C cancels. Only
+/// where a person answers (stdin and stdout a terminal); else why not, for a usage error.
 pub fn at_launch(project: &Path) -> Result<String, String> {
-    use std::io::{IsTerminal, Write};
+    use std::io::{IsTerminal, Read, Write};
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         return Err(
             "--resume without a session name needs a terminal to pick one in; name it \
@@ -103,23 +103,79 @@ pub fn at_launch(project: &Path) -> Result<String, String> {
     if rows.is_empty() {
         return Err("no session of this folder to resume".into());
     }
+    let lines: Vec<String> = render(&rows).lines().map(str::to_string).collect();
+    let _raw = RawMode::enter();
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "Sessions of this folder (newest first):");
-    let _ = write!(out, "{}", render(&rows));
-    let _ = write!(out, "Resume which? [1-{}, Enter for 1] ", rows.len());
-    let _ = out.flush();
-    drop(out);
-    let mut line = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut line);
-    let answer = line.trim();
-    let n = if answer.is_empty() {
-        1
-    } else {
-        answer.parse::<usize>().unwrap_or(0)
+    let draw = |out: &mut std::io::StdoutLock, at: usize, first: bool| {
+        if !first {
+            let _ = write!(out, "\x1b[{}A\r", lines.len() + 1);
+        }
+        for (i, l) in lines.iter().enumerate() {
+            let mark = if i == at { '›' } else { ' ' };
+            let _ = write!(out, "\x1b[2K{mark}{}\r\n", l.get(1..).unwrap_or(""));
+        }
+        let _ = write!(
+            out,
+            "\x1b[2K↑/↓ or a number, Enter to resume, Esc to cancel \r\n"
+        );
+        let _ = out.flush();
     };
-    match n.checked_sub(1).and_then(|i| rows.get(i)) {
-        Some(r) => Ok(r.name.clone()),
-        None => Err(format!("no session numbered {answer:?}")),
+    let _ = write!(out, "Sessions of this folder (newest first):\r\n");
+    let mut at = 0usize;
+    draw(&mut out, at, true);
+    let mut stdin = std::io::stdin().lock();
+    let mut b = [0u8; 1];
+    loop {
+        if !matches!(stdin.read(&mut b), Ok(1)) {
+            return Err("no session picked".into());
+        }
+        match b[0] {
+            b'\r' | b'\n' => break,
+            0x03 | b'q' => return Err("no session picked".into()),
+            0x1b => {
+                // An arrow is ESC [ A / ESC [ B; a lone Esc cancels.
+                let mut seq = [0u8; 2];
+                match stdin.read(&mut seq) {
+                    Ok(2) if seq == *b"[A" => at = at.saturating_sub(1),
+                    Ok(2) if seq == *b"[B" => at = (at + 1).min(rows.len() - 1),
+                    _ => return Err("no session picked".into()),
+                }
+            }
+            d @ b'1'..=b'9' => at = usize::from(d - b'1').min(rows.len() - 1),
+            _ => continue,
+        }
+        draw(&mut out, at, false);
+    }
+    Ok(rows[at].name.clone())
+}
+
+/// The terminal without line buffering and echo while the picker reads keys; restored on
+/// drop (also on an early return).
+struct RawMode(Option<nix::sys::termios::Termios>);
+
+impl RawMode {
+    fn enter() -> RawMode {
+        use nix::sys::termios::{tcgetattr, tcsetattr, LocalFlags, SetArg};
+        let saved = tcgetattr(std::io::stdin()).ok();
+        if let Some(t) = &saved {
+            let mut raw = t.clone();
+            raw.local_flags
+                .remove(LocalFlags::ICANON | LocalFlags::ECHO | LocalFlags::ISIG);
+            let _ = tcsetattr(std::io::stdin(), SetArg::TCSANOW, &raw);
+        }
+        RawMode(saved)
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        if let Some(t) = &self.0 {
+            let _ = nix::sys::termios::tcsetattr(
+                std::io::stdin(),
+                nix::sys::termios::SetArg::TCSANOW,
+                t,
+            );
+        }
     }
 }
 
