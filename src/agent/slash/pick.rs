@@ -91,7 +91,7 @@ pub fn render(rows: &[Row]) -> String {
 /// number jumps to a row, Enter picks (at first the newest), Esc or Ctrl+C cancels. Only
 /// where a person answers (stdin and stdout a terminal); else why not, for a usage error.
 pub fn at_launch(project: &Path) -> Result<String, String> {
-    use std::io::{IsTerminal, Read, Write};
+    use std::io::{IsTerminal, Write};
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         return Err(
             "--resume without a session name needs a terminal to pick one in; name it \
@@ -123,21 +123,35 @@ pub fn at_launch(project: &Path) -> Result<String, String> {
     let _ = write!(out, "Sessions of this folder (newest first):\r\n");
     let mut at = 0usize;
     draw(&mut out, at, true);
-    let mut stdin = std::io::stdin().lock();
+    // Unbuffered reads: a buffered reader would take an arrow's bytes out of sight of
+    // the poll that tells an arrow from a lone Esc.
+    let read = |buf: &mut [u8]| {
+        use std::os::fd::AsRawFd;
+        nix::unistd::read(std::io::stdin().as_raw_fd(), buf).unwrap_or(0)
+    };
     let mut b = [0u8; 1];
     loop {
-        if !matches!(stdin.read(&mut b), Ok(1)) {
+        if read(&mut b) != 1 {
             return Err("no session picked".into());
         }
         match b[0] {
             b'\r' | b'\n' => break,
             0x03 | b'q' => return Err("no session picked".into()),
             0x1b => {
-                // An arrow is ESC [ A / ESC [ B; a lone Esc cancels.
+                // An arrow is ESC [ A / ESC [ B, its bytes together; a lone Esc cancels.
+                if !more_within(50) {
+                    return Err("no session picked".into());
+                }
                 let mut seq = [0u8; 2];
-                match stdin.read(&mut seq) {
-                    Ok(2) if seq == *b"[A" => at = at.saturating_sub(1),
-                    Ok(2) if seq == *b"[B" => at = (at + 1).min(rows.len() - 1),
+                let n = read(&mut seq[..1]);
+                let n = n + if n == 1 && more_within(50) {
+                    read(&mut seq[1..])
+                } else {
+                    0
+                };
+                match (n, &seq) {
+                    (2, b"[A") => at = at.saturating_sub(1),
+                    (2, b"[B") => at = (at + 1).min(rows.len() - 1),
                     _ => return Err("no session picked".into()),
                 }
             }
@@ -147,6 +161,15 @@ pub fn at_launch(project: &Path) -> Result<String, String> {
         draw(&mut out, at, false);
     }
     Ok(rows[at].name.clone())
+}
+
+/// Whether stdin has a byte to read within `ms` milliseconds.
+fn more_within(ms: u16) -> bool {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+    matches!(poll(&mut fds, PollTimeout::from(ms)), Ok(n) if n > 0)
 }
 
 /// The terminal without line buffering and echo while the picker reads keys; restored on
