@@ -77,7 +77,43 @@ fn try_parse() -> Result<Cli, clap::Error> {
             return Ok(c.into());
         }
     }
-    parse_kept::<Cli>(&args)
+    let cli = parse_kept::<Cli>(&args)?;
+    match subcommand_taken_as_prompt(&cli, &args) {
+        Some(moved) => parse_kept::<Cli>(&moved),
+        None => Ok(cli),
+    }
+}
+
+/// `bash-agent --base-url X compact`: clap takes a word after the parent's own flags as the
+/// prompt, so the subcommand went to the model as a one-word prompt. A prompt that is exactly
+/// a subcommand's name (and not written after `--`) runs that subcommand: the line is parsed
+/// again with the name moved to the front (the flags before it are global). Returns that line.
+fn subcommand_taken_as_prompt(
+    cli: &Cli,
+    args: &[std::ffi::OsString],
+) -> Option<Vec<std::ffi::OsString>> {
+    let p = cli.prompt.as_deref()?;
+    if cli.command.is_some() || !crate::cli::SUBCOMMAND_NAMES.contains(&p) {
+        return None;
+    }
+    let end = args
+        .iter()
+        .skip(1)
+        .position(|a| a == "--")
+        .map_or(args.len(), |i| i + 1);
+    // The prompt is the last free word: a flag's value that happens to equal the name
+    // (`-m init init`) comes before it.
+    let at = (1..end).rev().find(|&i| args[i] == p)?;
+    let mut moved = Vec::with_capacity(args.len());
+    moved.push(args[0].clone());
+    moved.push(args[at].clone());
+    moved.extend(
+        args.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 0 && *i != at)
+            .map(|(_, a)| a.clone()),
+    );
+    Some(moved)
 }
 
 /// Parse `args` as `P`, leaving clap's command tree allocated (see `try_parse`).

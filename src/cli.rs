@@ -131,14 +131,16 @@ pub struct Opts {
     /// interactive terminal, `bypass` otherwise; env BASH_AGENT_PERMISSION_MODE).
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,
-    /// A permission rule that allows without asking, e.g. 'Bash(git push:*)' (repeatable).
-    #[arg(long, value_name = "RULE")]
+    /// A permission rule that allows without asking, e.g. 'Bash(git push:*)' (repeatable;
+    /// also Claude Code's `--allowedTools`, comma- or space-separated).
+    #[arg(long, value_name = "RULE", aliases = ["allowedTools", "allowed-tools"])]
     pub allow: Vec<String>,
     /// A permission rule that always asks (repeatable).
     #[arg(long, value_name = "RULE")]
     pub ask: Vec<String>,
-    /// A permission rule that refuses; deny wins over allow (repeatable).
-    #[arg(long, value_name = "RULE")]
+    /// A permission rule that refuses; deny wins over allow (repeatable; also Claude Code's
+    /// `--disallowedTools`, comma- or space-separated).
+    #[arg(long, value_name = "RULE", aliases = ["disallowedTools", "disallowed-tools"])]
     pub deny: Vec<String>,
     /// Same as --output-format stream-json.
     #[arg(long, global = true)]
@@ -219,6 +221,16 @@ pub struct Opts {
     /// (internal) the trust question was settled by the parent run: never ask.
     #[arg(long, hide = true)]
     pub trust_settled: bool,
+
+    /// Replace the system prompt with TEXT (this run's main agent; sub-agents keep theirs).
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Append TEXT to the system prompt (this run's main agent).
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+    /// Model to switch to when the model stays overloaded (HTTP 529/503) after the retries.
+    #[arg(long, global = true, value_name = "MODEL")]
+    pub fallback_model: Option<String>,
 
     /// (internal) run as a sub-agent reporting to this notify.fifo.
     #[arg(long, hide = true, value_name = "PATH")]

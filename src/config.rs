@@ -43,6 +43,19 @@ pub struct Config {
     pub vision: bool,
     /// `--sandbox`, `--add-dir`, `--no-network` (or BASH_AGENT_SANDBOX).
     pub sandbox: crate::sandbox::Settings,
+    /// `--system-prompt`, `--append-system-prompt`, `--fallback-model`.
+    pub overrides: Overrides,
+}
+
+/// Claude Code's launch flags for the prompt and the model (docs/cli.md).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Replaces the built system prompt (the main agent only).
+    pub system_prompt: Option<String>,
+    /// Appended to the system prompt after a blank line.
+    pub append_system_prompt: Option<String>,
+    /// The model (an alias resolved) a call goes to when the model stays overloaded.
+    pub fallback_model: Option<String>,
 }
 
 /// `^[0-7]{4}$` → bits, else 0 (fail closed).
@@ -187,6 +200,15 @@ pub fn resolve_with(
         verbose: o.verbose,
         vision,
         sandbox: sandbox_settings(o)?,
+        overrides: Overrides {
+            system_prompt: o.system_prompt.clone(),
+            append_system_prompt: o.append_system_prompt.clone().filter(|s| !s.is_empty()),
+            fallback_model: o
+                .fallback_model
+                .clone()
+                .filter(|m| !m.is_empty())
+                .map(|m| crate::provider::models::resolve_alias(&m)),
+        },
     })
 }
 

@@ -26,6 +26,18 @@ struct Child {
     kind: ChildKind,
     id: String,
     pgid: i32,
+    /// The command (a task) or the description (a sub-agent), for `/bashes`.
+    label: String,
+    since: Instant,
+}
+
+/// A child still running, as `/bashes` lists it.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub kind: ChildKind,
+    pub id: String,
+    pub label: String,
+    pub secs: u64,
 }
 
 /// The registry (one per run).
@@ -47,13 +59,78 @@ fn alive(pgid: i32) -> bool {
 
 impl Children {
     /// Remember a child from the tool's start message.
-    pub fn started(&self, kind: ChildKind, message: &str) {
+    pub fn started(&self, kind: ChildKind, message: &str, label: &str) {
         if let Some((id, pgid)) = parse_started(message) {
             if pgid > 1 {
                 let mut l = self.live.lock().unwrap_or_else(|p| p.into_inner());
-                l.push(Child { kind, id, pgid });
+                l.push(Child {
+                    kind,
+                    id,
+                    pgid,
+                    label: label.split_whitespace().collect::<Vec<_>>().join(" "),
+                    since: Instant::now(),
+                });
             }
         }
+    }
+
+    /// The children still running, oldest first (a task whose result arrived is done).
+    pub fn running(&self, reported: &Reported) -> Vec<Running> {
+        let done = reported.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        self.live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|c| alive(c.pgid) && !done.contains(&c.id))
+            .map(|c| Running {
+                kind: c.kind,
+                id: c.id.clone(),
+                label: c.label.clone(),
+                secs: c.since.elapsed().as_secs(),
+            })
+            .collect()
+    }
+
+    /// The running child `key` names: its id, its number in [`Children::running`]'s list
+    /// (from 1), or "" for the newest task.
+    pub fn find(&self, reported: &Reported, key: &str) -> Result<Running, String> {
+        let list = self.running(reported);
+        let key = key.trim();
+        let hit = if key.is_empty() {
+            list.iter().rev().find(|c| c.kind == ChildKind::Task)
+        } else if let Ok(n) = key.parse::<usize>() {
+            n.checked_sub(1).and_then(|i| list.get(i))
+        } else {
+            list.iter().find(|c| c.id == key)
+        };
+        match hit {
+            Some(c) => Ok(c.clone()),
+            None if list.is_empty() => Err("no background task or sub-agent is running".into()),
+            None => Err(format!(
+                "no running task {key:?}; running: {}",
+                list.iter()
+                    .map(|c| c.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
+    /// Stop one child: SIGTERM to its process group (its result still arrives: a task's
+    /// exit code, a sub-agent's end). Returns what was stopped.
+    pub fn stop(&self, reported: &Reported, key: &str) -> Result<Running, String> {
+        let c = self.find(reported, key)?;
+        let pgid = self
+            .live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|x| x.id == c.id)
+            .map(|x| x.pgid)
+            .ok_or_else(|| format!("{} is no longer running", c.id))?;
+        killpg(Pid::from_raw(pgid), Signal::SIGTERM)
+            .map_err(|e| format!("cannot stop {}: {e}", c.id))?;
+        Ok(c)
     }
 
     /// End every child still running with the run: SIGTERM to each group. Sub-agents get a

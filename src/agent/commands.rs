@@ -16,6 +16,13 @@ pub fn restart_args(ctx: &AgentCtx, r: &Restart) -> Vec<String> {
     }
     let mut a = crate::agent::context::child_args(&cfg);
     a.extend(ctx.permission.child_args());
+    // The main agent's own prompt flags (a sub-agent keeps its built prompt).
+    if let Some(p) = &cfg.overrides.system_prompt {
+        a.extend(["--system-prompt".to_string(), p.clone()]);
+    }
+    if let Some(p) = &cfg.overrides.append_system_prompt {
+        a.extend(["--append-system-prompt".to_string(), p.clone()]);
+    }
     if cfg.vision {
         a.extend(["--vision".to_string(), "on".to_string()]);
     }
@@ -29,7 +36,25 @@ pub fn restart_args(ctx: &AgentCtx, r: &Restart) -> Vec<String> {
         ]),
     }
     a.push("-i".into());
+    let typed = ctx.slash.take_carried();
+    if !typed.is_empty() {
+        a.push("--".into());
+        a.push(typed.join("\n"));
+    }
     a
+}
+
+/// The lines typed after the restarting command that are still queued: the editor sent them
+/// to this run's channel. Waits briefly for the channel's reader to hand over the last one.
+pub fn carry_typed(ctx: &AgentCtx, input: &crate::ipc::fifo::InputChannel) {
+    use crate::ipc::fifo::InputMsg;
+    let mut lines = Vec::new();
+    while let Ok(m) = input.rx.recv_timeout(std::time::Duration::from_millis(50)) {
+        if let InputMsg::UserInput(t) = m {
+            lines.push(t);
+        }
+    }
+    ctx.slash.carry(lines);
 }
 
 /// Replace this process with the restarted run; returns only on failure.

@@ -60,6 +60,8 @@ pub struct AgentCtx {
     pub slash: crate::agent::slash::State,
     /// A custom command's turn or a custom sub-agent's run: fewer tools, another model.
     pub custom: crate::agent::custom::scope::Scope,
+    /// `--fallback-model`: whether this run switched to it.
+    pub fallback: crate::agent::fallback::Fallback,
 }
 
 impl AgentCtx {
@@ -87,6 +89,7 @@ impl AgentCtx {
             permission: crate::permission::Gate::bypass(),
             slash: Default::default(),
             custom: Default::default(),
+            fallback: Default::default(),
         }
     }
 
@@ -101,8 +104,16 @@ impl AgentCtx {
 
     /// The system prompt for the next call.
     pub fn prompt(&self) -> String {
-        let mut p =
-            crate::agent::prompt::build(&self.session, &self.cwd, &self.cfg.skills, self.depth);
+        let mut p = match &self.cfg.overrides.system_prompt {
+            Some(own) => own.clone(),
+            None => {
+                crate::agent::prompt::build(&self.session, &self.cwd, &self.cfg.skills, self.depth)
+            }
+        };
+        if let Some(more) = &self.cfg.overrides.append_system_prompt {
+            p.push_str("\n\n");
+            p.push_str(more);
+        }
         p.push_str(&self.custom.prompt_section());
         p
     }
@@ -153,6 +164,9 @@ pub fn child_args(cfg: &Config) -> Vec<String> {
     for s in &cfg.skills {
         a.push("--skill".into());
         a.push(s.clone());
+    }
+    if let Some(f) = &cfg.overrides.fallback_model {
+        a.extend(["--fallback-model".to_string(), f.clone()]);
     }
     a.extend(cfg.sandbox.child_args());
     // The trust decision travels too: a child never asks again, and a folder trusted for
@@ -218,15 +232,43 @@ impl ToolHost for AgentCtx {
             fork,
         };
         let started = crate::agent::subagent::spawn(self, task, def.as_ref())?;
-        self.children.started(ChildKind::SubAgent, &started);
+        self.children
+            .started(ChildKind::SubAgent, &started, description);
         Ok(started)
     }
 
     fn spawn_background(&self, command: &str) -> Result<String, String> {
         let started =
             crate::agent::background::spawn(&self.session, command, self.session.notify_fifo())?;
-        self.children.started(ChildKind::Task, &started);
+        self.children.started(ChildKind::Task, &started, command);
         Ok(started)
+    }
+
+    fn task_output(&self, id: &str) -> Result<String, String> {
+        let c = self.children.find(&self.reported, id)?;
+        if c.kind != ChildKind::Task {
+            return Err(format!(
+                "{} is a sub-agent: its result arrives as a message when it ends",
+                c.id
+            ));
+        }
+        let log = self.session.dir.join(format!("{}.log", c.id));
+        let text = crate::ipc::async_task::read_tail(&log);
+        Ok(format!(
+            "task {} is running ({}s): {}\n--- output so far (its last {} bytes at most) ---\n{text}",
+            c.id,
+            c.secs,
+            c.label,
+            crate::ipc::async_task::LOG_TAIL
+        ))
+    }
+
+    fn stop_child(&self, id: &str) -> Result<String, String> {
+        let c = self.children.stop(&self.reported, id)?;
+        Ok(format!(
+            "Stopped {} ({}); its result arrives as a message when it has ended.",
+            c.id, c.label
+        ))
     }
 
     fn request_compaction(&self, trigger: &str) {

@@ -8,6 +8,7 @@ pub mod context;
 pub mod custom;
 pub mod editor;
 pub mod extensions;
+pub mod fallback;
 pub mod headless;
 pub mod init;
 pub mod inject;

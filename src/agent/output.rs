@@ -73,6 +73,13 @@ impl Output {
         }
     }
 
+    /// Whether the display draws colours (diffs shown before a question follow it).
+    pub fn color(&self) -> bool {
+        self.display
+            .as_ref()
+            .is_some_and(|d| d.lock().unwrap_or_else(|p| p.into_inner()).display.color)
+    }
+
     /// A one-line note for the human (grey on the display, stderr otherwise).
     pub fn note(&self, text: &str) {
         if let Some(d) = &self.display {

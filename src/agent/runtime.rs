@@ -51,6 +51,7 @@ fn turn(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     let _flag = crate::ipc::flag::RunningFlag::set(&ctx.session);
     ctx.turn.fetch_add(1, Ordering::SeqCst);
     ctx.out.title(&ctx.session.stats(), true);
+    let t0 = std::time::Instant::now();
     let end = turn::run(ctx, input, kind);
     // A custom command narrowed this turn only.
     crate::agent::custom::end_turn(ctx);
@@ -65,8 +66,28 @@ fn turn(ctx: &AgentCtx, input: &str, kind: Kind) -> TurnEnd {
     } else {
         // Extensions: Notification hooks hear that the agent waits for the user.
         crate::agent::extensions::notification(ctx, "bash-agent is waiting for your input");
+        bell_after(ctx, t0.elapsed());
     }
     end
+}
+
+/// A long turn ended: ring the terminal's bell (the person may be in another window).
+/// `BASH_AGENT_BELL_SECS` sets how long is long (default 10; `off` never rings).
+fn bell_after(ctx: &AgentCtx, took: Duration) {
+    if !ctx.permission.interactive() {
+        return;
+    }
+    let min = match std::env::var("BASH_AGENT_BELL_SECS").ok().as_deref() {
+        Some("off") => return,
+        Some(v) => v.trim().parse::<u64>().unwrap_or(10),
+        None => 10,
+    };
+    if took.as_secs() >= min {
+        use std::io::Write;
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(b"\x07");
+        let _ = o.flush();
+    }
 }
 
 fn idle(ctx: &AgentCtx) -> bool {
@@ -156,6 +177,11 @@ pub fn main_loop(
                     Action::Exit => break,
                     Action::Restart => {
                         ctx.new_requested.store(true, Ordering::SeqCst);
+                        // Lines already queued behind the command go with the restart.
+                        ctx.slash.carry(pending.drain(..).filter_map(|m| match m {
+                            InputMsg::UserInput(t) => Some(t),
+                            _ => None,
+                        }));
                         break;
                     }
                     Action::Turn(text) => turn(ctx, &text, Kind::UserInput),

@@ -57,6 +57,8 @@ struct Progress {
     bytes: u64,
     tail: VecDeque<String>,
     partial: String,
+    /// The mode the idle mode line shows (None: not drawn yet).
+    shown_mode: Option<crate::permission::PermMode>,
 }
 
 impl Progress {
@@ -66,9 +68,29 @@ impl Progress {
 
     /// The live lines: the tool's last output lines, then the status line. `asking`: a
     /// permission question waits for the person (its answer is what the turn waits for).
+    #[cfg(test)]
     fn status(&self, frame: usize, color: bool, asking: bool) -> Vec<String> {
+        self.status_in(frame, color, asking, None)
+    }
+
+    /// [`Progress::status`] with the permission mode shown when it is not `default`
+    /// (between turns the mode line alone).
+    fn status_in(
+        &self,
+        frame: usize,
+        color: bool,
+        asking: bool,
+        mode: Option<crate::permission::PermMode>,
+    ) -> Vec<String> {
+        let mode_text = mode.and_then(mode_label);
         let Some(phase) = &self.phase else {
-            return Vec::new();
+            // Bypass (every non-terminal run's default) has no line of its own.
+            let idle_text = mode_text.filter(|_| mode != Some(crate::permission::PermMode::Bypass));
+            return match idle_text {
+                Some(m) if color => vec![format!("\x1b[35m{m} (shift+tab to cycle)\x1b[0m")],
+                Some(m) => vec![format!("{m} (shift+tab to cycle)")],
+                None => Vec::new(),
+            };
         };
         let secs = self.t0.map(|t| t.elapsed().as_secs()).unwrap_or(0);
         let text = if asking {
@@ -102,6 +124,10 @@ impl Progress {
                 });
             }
         }
+        let text = match mode_text {
+            Some(m) => format!("{text} · {m}"),
+            None => text,
+        };
         lines.push(if color {
             format!("\x1b[36m{text}\x1b[0m")
         } else {
@@ -132,6 +158,17 @@ impl Progress {
                 }
             }
         }
+    }
+}
+
+/// How the status line names a permission mode other than `default`.
+fn mode_label(m: crate::permission::PermMode) -> Option<&'static str> {
+    use crate::permission::PermMode;
+    match m {
+        PermMode::Default => None,
+        PermMode::AcceptEdits => Some("⏵⏵ accept-edits mode"),
+        PermMode::Plan => Some("⏸ plan mode"),
+        PermMode::Bypass => Some("bypass mode"),
     }
 }
 
@@ -230,7 +267,7 @@ impl Spinner {
         let running = running();
         let phase = lock(&self.progress).phase.clone();
         match (phase, running) {
-            (None, 0) => {}
+            (None, 0) => self.show_mode(),
             (Some(Phase::Children(_)), 0) => self.end_turn(),
             (None, n) => {
                 lock(&self.progress).t0 = Some(Instant::now());
@@ -239,6 +276,28 @@ impl Spinner {
             (Some(Phase::Children(m)), n) if m != n => self.set_phase(Phase::Children(n)),
             _ => {}
         }
+    }
+
+    /// Between turns with nothing running: the mode line (none in `default`), redrawn only
+    /// when the mode changed (Shift+Tab).
+    fn show_mode(&self) {
+        let Kind::Live {
+            printer,
+            animate: true,
+            ask,
+        } = &self.kind
+        else {
+            return;
+        };
+        let mode = ask.mode();
+        let mut p = lock(&self.progress);
+        if p.shown_mode == mode {
+            return;
+        }
+        p.shown_mode = mode;
+        let lines = p.status_in(0, true, false, mode);
+        drop(p);
+        printer.set_live(lines);
     }
 
     /// A turn event: the phase and the token count follow it.
@@ -311,7 +370,7 @@ impl Spinner {
             return;
         }
         if changed {
-            printer.set_live(lock(&self.progress).status(0, true, ask.pending()));
+            printer.set_live(lock(&self.progress).status_in(0, true, ask.pending(), ask.mode()));
         }
         self.start_live_thread(printer.clone(), ask.clone());
     }
@@ -332,7 +391,7 @@ impl Spinner {
                     break;
                 }
                 i += 1;
-                let lines = lock(&progress).status(i, true, ask.pending());
+                let lines = lock(&progress).status_in(i, true, ask.pending(), ask.mode());
                 printer.set_live(lines);
             }
         });

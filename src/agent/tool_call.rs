@@ -116,6 +116,16 @@ pub fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(),
         projects_root: &root,
         cancel: &ctx.cancel,
         print: &print,
+        preview: &|| crate::tools::preview::change(ctx, name, input, ctx.out.color()),
+        rule_file: &|to| {
+            use crate::permission::save::SaveTo;
+            let files = crate::settings::files(&ctx.cwd);
+            match to {
+                SaveTo::Session => None,
+                SaveTo::User => Some(files[0].1.clone()),
+                SaveTo::Project => Some(files[1].1.clone()),
+            }
+        },
         log: &log,
     };
     ctx.permission.check(&env, name, input)

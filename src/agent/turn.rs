@@ -150,6 +150,8 @@ struct Partial {
     stop: Option<StopReason>,
     error: Option<String>,
     usage: Option<(Usage, u64)>,
+    /// The model this call went to (`--fallback-model`).
+    model: String,
 }
 
 impl Partial {
@@ -205,28 +207,50 @@ fn one_call(ctx: &AgentCtx, system: &str, context_retried: &mut bool) -> CallEnd
     let tools_json = crate::agent::extensions::tools_json(ctx);
     // A custom command's turn or a custom agent's run offers only its tools.
     let tools_json = ctx.custom.tools_json(tools_json);
-    let provider_cfg = ctx.custom.provider(&ctx.cfg.provider);
     let req = Request {
         system,
         messages: &messages,
         tools_json: &tools_json,
         disable_thinking: false,
     };
-    let mut st = Partial::default();
-    let mut first = true;
-    ctx.spinner.start();
-    let info = {
-        let mut on_event = |e: StreamEvent| {
-            if first {
-                first = false;
-                ctx.spinner.stop();
-            }
-            handle_event(ctx, &mut st, e)
+    let mut st: Partial;
+    let info = loop {
+        let mut provider_cfg = ctx.custom.provider(&ctx.cfg.provider);
+        if let Some(m) = ctx.fallback.model() {
+            provider_cfg.to_mut().model = m;
+        }
+        st = Partial {
+            model: provider_cfg.model.clone(),
+            ..Partial::default()
         };
-        provider::stream(&provider_cfg, &req, &ctx.cancel, &mut on_event)
+        ctx.spinner.start();
+        let mut first = true;
+        let info = {
+            let mut on_event = |e: StreamEvent| {
+                if first {
+                    first = false;
+                    ctx.spinner.stop();
+                }
+                handle_event(ctx, &mut st, e)
+            };
+            provider::stream(&provider_cfg, &req, &ctx.cancel, &mut on_event)
+        };
+        ctx.spinner.stop();
+        st.thinking_extra = provider::reasoning_extra(&st.reasoning_items, &provider_cfg.base_url);
+        // The model stayed overloaded: once per run, the same call goes to the fallback.
+        match (&st.error, &ctx.cfg.overrides.fallback_model) {
+            (Some(e), Some(f))
+                if st.is_empty() && ctx.fallback.would_take(Some(f), &st.model, e) =>
+            {
+                ctx.out.warn(&format!(
+                    "{} is overloaded; switching to the fallback model {f}",
+                    st.model
+                ));
+                ctx.fallback.engage(f);
+            }
+            _ => break info,
+        }
     };
-    ctx.spinner.stop();
-    st.thinking_extra = provider::reasoning_extra(&st.reasoning_items, &provider_cfg.base_url);
     if let Some((u, speed)) = &st.usage {
         let kind = if ctx.depth > 0 { "sub_agent" } else { "agent" };
         ctx.rec.ledger(kind, u, *speed, &info);
@@ -358,7 +382,10 @@ fn run_effects(ctx: &AgentCtx, system: &str) {
 fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
     match e {
         StreamEvent::Retry => {
-            *st = Partial::default();
+            *st = Partial {
+                model: std::mem::take(&mut st.model),
+                ..Partial::default()
+            };
             ctx.emit(Event::Retry);
         }
         StreamEvent::Text(t) => {
@@ -397,7 +424,11 @@ fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
             ctx.emit(Event::stop(r));
         }
         StreamEvent::Error(m) => {
-            ctx.emit(Event::error(m.as_str()));
+            // An overload the fallback model takes over is a note, not the turn's error.
+            let fallback = ctx.cfg.overrides.fallback_model.as_deref();
+            if !(st.is_empty() && ctx.fallback.would_take(fallback, &st.model, &m)) {
+                ctx.emit(Event::error(m.as_str()));
+            }
             st.error = Some(m);
         }
     }
@@ -409,6 +440,9 @@ fn emit_ref(ctx: &AgentCtx, e: &Event) {
     if let Err(m) = ctx.rec.event(e) {
         ctx.out.warn(&m);
     }
+    // The status line's phase and token count follow the stream (it froze at "waiting
+    // for the model… 0 tokens" while an answer streamed).
+    ctx.spinner.event(e);
     ctx.out.event(e);
 }
 

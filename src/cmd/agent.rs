@@ -105,9 +105,31 @@ pub fn quoting_hint(args: &[String], bad: &str) -> Option<String> {
     ))
 }
 
+/// `-r` / `--resume` written without a name (Claude Code opens its session picker);
+/// `--session` alone keeps the shell version's meaning, a new session.
+fn resume_without_name(o: &Opts) -> bool {
+    o.session.as_deref() == Some("")
+        && std::env::args()
+            .skip(1)
+            .take_while(|a| a != "--")
+            .any(|a| a == "-r" || a == "--resume")
+}
+
 fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
+    // `-r` without a name: the picker comes first (before stdin is read as a prompt).
+    let o = &cli.opts;
+    let picked = match resume_without_name(o) && o.sub_agent_notify.is_none() && !o.listen {
+        true => Some(
+            crate::agent::slash::pick::at_launch(&crate::session::select::project_dir()?)
+                .map_err(Error::Usage)?,
+        ),
+        false => None,
+    };
     let (mode, first) = pick_mode(cli)?;
-    let o = sub_api_key(&cli.opts);
+    let mut o = sub_api_key(&cli.opts);
+    if picked.is_some() {
+        o.session = picked;
+    }
     // Whether this folder's project files count, settled before any of them is read.
     let ask = match mode {
         Mode::SubAgent => crate::cmd::trust::Ask::Silent,
@@ -230,7 +252,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let (display, editor) = if human {
         let (d, e) = human_display(
             &session,
-            (mode, o.no_replay),
+            (mode, o.no_replay, &banner_detail(&cfg, &cwd)),
             color,
             running.clone(),
             cancel.clone(),
@@ -319,11 +341,25 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
         ed.join();
         // `/model NAME` goes on in this session: no goodbye. Printed here, after the
         // editor's thread has ended, so the line cannot be lost with it.
+        use crate::agent::slash::Restart;
         match ctx.slash.restart() {
-            Some(crate::agent::slash::Restart::Model(m)) => {
+            Some(Restart::Model(m)) => {
                 crate::util::say::out_line(&format!("Switching this session to {m}…"))
             }
-            _ => print_goodbye(color, &session.id),
+            // `/new`, `/resume`: the run goes on in another session, no goodbye.
+            Some(Restart::Fresh) => crate::util::say::out_line(&format!(
+                "Starting a new session… (Resume with: --session {})",
+                session.id
+            )),
+            Some(Restart::Session(id)) => {
+                crate::util::say::out_line(&format!("Switching to session {id}…"))
+            }
+            None => print_goodbye(color, &session.id),
+        }
+        // Lines typed after `/new` (or `/resume N`) that the editor already sent go with
+        // the restarted run as its first input, not into the ended session's channel.
+        if ctx.new_requested.load(Ordering::SeqCst) {
+            crate::agent::commands::carry_typed(&ctx, &input);
         }
     }
     notify.stop();
@@ -377,7 +413,7 @@ impl Drop for DropIfUnused {
 /// the last 10 turns, and the line editor whose printer carries all output.
 fn human_display(
     session: &Session,
-    (mode, no_replay): (Mode, bool),
+    (mode, no_replay, detail): (Mode, bool, &str),
     color: bool,
     running: Arc<AtomicBool>,
     cancel: Cancel,
@@ -399,7 +435,7 @@ fn human_display(
         return Ok((Mutex::new(sink), None));
     }
     if !no_replay {
-        print_banner(color);
+        print_banner(color, detail);
         if crate::agent::editor::replay(session, 10, &mut display) {
             crate::util::say::out("\n");
         }
@@ -415,12 +451,27 @@ fn human_display(
     Ok((Mutex::new(sink), Some(ed)))
 }
 
-fn print_banner(color: bool) {
+/// The model and the folder the run works in, under the banner's first line.
+fn banner_detail(cfg: &crate::config::Config, cwd: &std::path::Path) -> String {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let folder = match home.as_deref().and_then(|h| cwd.strip_prefix(h).ok()) {
+        Some(rel) if rel.as_os_str().is_empty() => "~".to_string(),
+        Some(rel) => format!("~/{}", rel.display()),
+        None => cwd.display().to_string(),
+    };
+    format!(
+        "model {} ({}) · {folder} · /help for commands",
+        cfg.provider.model,
+        cfg.provider.kind.name()
+    )
+}
+
+fn print_banner(color: bool, detail: &str) {
     let t = "bash-agent interactive mode (type 'exit' or Ctrl+D to quit)";
     if color {
-        crate::util::say::out_line(&format!("\x1b[36m{t}\x1b[0m"));
+        crate::util::say::out_line(&format!("\x1b[36m{t}\x1b[0m\n\x1b[90m{detail}\x1b[0m"));
     } else {
-        crate::util::say::out_line(t);
+        crate::util::say::out_line(&format!("{t}\n{detail}"));
     }
 }
 

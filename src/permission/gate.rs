@@ -1,46 +1,12 @@
 //! A run's permission state (mode, rules, rules added with "always") and the question
 //! channel to the line editor. A gate without an [`AskSlot`] is headless: it never blocks —
 //! a call that would ask is refused with a tool result that says how to allow it.
+pub use super::slot::AskSlot;
 use super::{decide, parse_answer, refusal_text, Answer, Facts, PermMode, Rule, RuleKind, Verdict};
 use crate::util::cancel::Cancel;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Mutex};
 use std::time::Duration;
-
-/// Where a question waits for its answer: the line editor hands the next submitted line to
-/// the waiting tool call instead of sending it to the agent.
-#[derive(Clone, Default)]
-pub struct AskSlot(Arc<Mutex<Option<mpsc::Sender<String>>>>);
-
-impl AskSlot {
-    pub fn new() -> AskSlot {
-        AskSlot::default()
-    }
-
-    /// A question is waiting.
-    pub fn pending(&self) -> bool {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).is_some()
-    }
-
-    /// Give `line` to the waiting question; false when none waits (the line is input).
-    pub fn answer(&self, line: &str) -> bool {
-        let tx = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
-        match tx {
-            Some(tx) => tx.send(line.to_string()).is_ok(),
-            None => false,
-        }
-    }
-
-    fn open(&self) -> mpsc::Receiver<String> {
-        let (tx, rx) = mpsc::channel();
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
-        rx
-    }
-
-    fn close(&self) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
-    }
-}
 
 struct State {
     mode: PermMode,
@@ -65,6 +31,12 @@ pub struct CallEnv<'a> {
     pub cancel: &'a Cancel,
     /// Show text to the person (the question).
     pub print: &'a dyn Fn(&str),
+    /// The settings file an "always" answer saves into (None: this session only); the
+    /// caller knows where the settings files are.
+    pub rule_file: &'a dyn Fn(super::save::SaveTo) -> Option<PathBuf>,
+    /// What the call would change (an Edit's or Write's diff), shown above the question;
+    /// made only when a question is asked ("" for none).
+    pub preview: &'a dyn Fn() -> String,
     /// Append one events.jsonl line.
     pub log: &'a dyn Fn(&str),
 }
@@ -81,6 +53,9 @@ impl Gate {
         } else {
             PermMode::Bypass
         });
+        if let Some(s) = &slot {
+            s.set_mode(mode);
+        }
         Gate {
             state: Mutex::new(State {
                 mode,
@@ -122,8 +97,8 @@ impl Gate {
             (RuleKind::Ask, ask),
             (RuleKind::Allow, allow),
         ] {
-            for r in list {
-                rules.push(Rule::parse(kind, r, cwd)?);
+            for r in list.iter().flat_map(|r| split_rules(r)) {
+                rules.push(Rule::parse(kind, &r, cwd)?);
             }
         }
         Ok((mode, rules))
@@ -131,17 +106,22 @@ impl Gate {
 
     /// The mode and every rule in force now (a custom command's turn rules included).
     pub(super) fn snapshot(&self) -> (PermMode, Vec<Rule>) {
+        let mode = self.mode();
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let rules = [st.rules.as_slice(), st.turn_rules.as_slice()].concat();
-        (st.mode, rules)
+        (mode, rules)
     }
 
     pub(super) fn home(&self) -> &Path {
         &self.home
     }
 
+    /// The mode in force: the editor may have changed it (Shift+Tab) through the slot.
     pub fn mode(&self) -> PermMode {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).mode
+        match self.slot.as_ref().and_then(AskSlot::mode) {
+            Some(m) => m,
+            None => self.state.lock().unwrap_or_else(|p| p.into_inner()).mode,
+        }
     }
 
     /// Allow rules for the next turn only (a custom command's `allowed-tools`); an empty
@@ -155,6 +135,9 @@ impl Gate {
 
     pub fn set_mode(&self, m: PermMode) {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).mode = m;
+        if let Some(s) = &self.slot {
+            s.set_mode(m);
+        }
     }
 
     /// Whether questions can be asked (interactive on a terminal).
@@ -164,10 +147,11 @@ impl Gate {
 
     /// `/permissions`: the mode and the rules.
     pub fn describe(&self) -> String {
+        let mode = self.mode();
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let mut s = format!(
             "permission mode  {}{}\n",
-            st.mode.name(),
+            mode.name(),
             if self.slot.is_some() {
                 ""
             } else {
@@ -196,15 +180,15 @@ impl Gate {
         input: &serde_json::Value,
     ) -> Result<(), String> {
         let facts = facts(env, &self.home, tool, input);
-        let (mode, verdict) = {
+        let mode = self.mode();
+        let verdict = {
             let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            let v = if st.turn_rules.is_empty() {
-                decide(st.mode, &st.rules, &facts, &self.home)
+            if st.turn_rules.is_empty() {
+                decide(mode, &st.rules, &facts, &self.home)
             } else {
                 let all = [st.rules.as_slice(), st.turn_rules.as_slice()].concat();
-                decide(st.mode, &all, &facts, &self.home)
-            };
-            (st.mode, v)
+                decide(mode, &all, &facts, &self.home)
+            }
         };
         let label = label(&facts);
         match verdict {
@@ -214,14 +198,22 @@ impl Gate {
                 Err(refusal_text(mode, &why, "", None))
             }
             Verdict::Ask { why, suggest } => {
+                let proposed = super::save::proposals(&facts, &suggest, &self.home);
+                let rules_text = proposed.join(", ");
                 let Some(slot) = &self.slot else {
                     let why = format!("{why}, and this run cannot ask (headless)");
                     log(env, &label, mode, "refused", None, &why, None);
-                    return Err(refusal_text(mode, &why, &suggest, None));
+                    return Err(refusal_text(mode, &why, &rules_text, None));
                 };
+                let diff = (env.preview)();
+                if !diff.is_empty() {
+                    (env.print)(&format!("{}\n", diff.trim_end()));
+                }
                 (env.print)(&format!(
-                    "Allow {label}? ({why})\n  [y] yes · [a] yes, and always for this session (adds {suggest}) · [n] no, and tell the agent why\n  Type y, a, or n and a reason, then Enter.\n"
+                    "Allow {label}? ({why})\n  [y] yes · [a] always, this session · [p] always, saved in this project · [u] always, saved for you (adds {rules_text}) · [n] no, and tell the agent why\n  Type y, a, p, u, or n and a reason, then Enter.\n"
                 ));
+                // Keys typed before the question appeared were meant for something else.
+                discard_typeahead();
                 let rx = slot.open();
                 let answer = loop {
                     if env.cancel.is_cancelled() {
@@ -240,15 +232,8 @@ impl Gate {
                         (env.print)("Allowed once.\n");
                         Ok(())
                     }
-                    Some(Answer::Always) => {
-                        let base = env.cwd.to_path_buf();
-                        if let Ok(r) = Rule::parse(RuleKind::Allow, &suggest, &base) {
-                            self.state
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .rules
-                                .push(r);
-                        }
+                    Some(Answer::Always(to)) => {
+                        self.add_rules(env.cwd, &proposed);
                         log(
                             env,
                             &label,
@@ -256,23 +241,45 @@ impl Gate {
                             "allowed",
                             Some("always"),
                             &why,
-                            Some(&suggest),
+                            Some(&rules_text),
                         );
-                        (env.print)(&format!(
-                            "Allowed; added the rule {suggest} for this session.\n"
-                        ));
+                        let saved = match (env.rule_file)(to) {
+                            None => " for this session".to_string(),
+                            Some(p) => match super::save::save(&p, &proposed) {
+                                Ok(()) => format!("; saved in {}", p.display()),
+                                Err(e) => format!(" for this session (not saved: {e})"),
+                            },
+                        };
+                        (env.print)(&format!("Allowed; added {rules_text}{saved}.\n"));
                         Ok(())
                     }
                     Some(Answer::No(reason)) => {
                         log(env, &label, mode, "refused", Some("no"), &reason, None);
                         (env.print)("Refused; the agent is told why.\n");
-                        Err(refusal_text(mode, &why, &suggest, Some(&reason)))
+                        Err(refusal_text(mode, &why, &rules_text, Some(&reason)))
                     }
                     None => {
                         log(env, &label, mode, "refused", None, "interrupted", None);
-                        Err(refusal_text(mode, &why, &suggest, Some("interrupted")))
+                        Err(refusal_text(mode, &why, &rules_text, Some("interrupted")))
                     }
                 }
+            }
+        }
+    }
+
+    /// Add allow rules for the rest of the run, each once.
+    fn add_rules(&self, cwd: &Path, texts: &[String]) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        for t in texts {
+            let have = st
+                .rules
+                .iter()
+                .any(|r| r.kind == RuleKind::Allow && r.text == *t);
+            if have {
+                continue;
+            }
+            if let Ok(r) = Rule::parse(RuleKind::Allow, t, cwd) {
+                st.rules.push(r);
             }
         }
     }
@@ -401,8 +408,9 @@ fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> F
 impl Gate {
     /// Flags that give a sub-agent this run's current mode and rules.
     pub fn child_args(&self) -> Vec<String> {
+        let mode = self.mode();
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let mut a = vec!["--permission-mode".to_string(), st.mode.name().to_string()];
+        let mut a = vec!["--permission-mode".to_string(), mode.name().to_string()];
         for r in &st.rules {
             let flag = match r.kind {
                 RuleKind::Allow => "--allow",
@@ -414,4 +422,36 @@ impl Gate {
         }
         a
     }
+}
+
+/// Drop what was typed but not yet read on the terminal (the question was not on screen).
+fn discard_typeahead() {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        let _ = nix::sys::termios::tcflush(std::io::stdin(), nix::sys::termios::FlushArg::TCIFLUSH);
+    }
+}
+
+/// One flag value as rules: Claude Code's `--allowedTools "Bash(git diff:*) Edit"` and
+/// `--allowedTools Read,Write` lists split at commas and blanks outside parentheses (a rule
+/// never holds either at its top level).
+pub fn split_rules(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if (c == ',' || c.is_whitespace()) && depth <= 0 {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    out.push(cur);
+    out.retain(|r| !r.is_empty());
+    out
 }

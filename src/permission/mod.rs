@@ -7,6 +7,8 @@
 pub mod gate;
 pub mod hops;
 mod rules;
+pub mod save;
+mod slot;
 
 pub use gate::{AskSlot, Gate};
 pub use rules::{Rule, RuleKind};
@@ -32,6 +34,33 @@ impl PermMode {
             "plan" => Some(PermMode::Plan),
             "bypass" | "bypassPermissions" => Some(PermMode::Bypass),
             _ => None,
+        }
+    }
+    /// A small number for the editor's shared mode cell (0 is "none").
+    pub fn code(self) -> u8 {
+        match self {
+            PermMode::Default => 1,
+            PermMode::AcceptEdits => 2,
+            PermMode::Plan => 3,
+            PermMode::Bypass => 4,
+        }
+    }
+    pub fn from_code(c: u8) -> Option<PermMode> {
+        match c {
+            1 => Some(PermMode::Default),
+            2 => Some(PermMode::AcceptEdits),
+            3 => Some(PermMode::Plan),
+            4 => Some(PermMode::Bypass),
+            _ => None,
+        }
+    }
+    /// The next mode of the Shift+Tab cycle; bypass is in it only when `with_bypass`.
+    pub fn next(self, with_bypass: bool) -> PermMode {
+        match self {
+            PermMode::Default => PermMode::AcceptEdits,
+            PermMode::AcceptEdits => PermMode::Plan,
+            PermMode::Plan if with_bypass => PermMode::Bypass,
+            PermMode::Plan | PermMode::Bypass => PermMode::Default,
         }
     }
     pub fn name(self) -> &'static str {
@@ -89,7 +118,16 @@ pub enum Verdict {
 fn read_only(tool: &str) -> bool {
     matches!(
         tool,
-        "Read" | "Glob" | "Grep" | "TodoWrite" | "Skill" | "PlanConfirm" | "PlanClear"
+        "Read"
+            | "Glob"
+            | "Grep"
+            | "TodoWrite"
+            | "Skill"
+            | "PlanConfirm"
+            | "PlanClear"
+            // The agent's own background work: reading it, or stopping what it started.
+            | "BashOutput"
+            | "KillShell"
     )
 }
 
@@ -171,25 +209,42 @@ pub fn decide(mode: PermMode, rules: &[Rule], f: &Facts, home: &std::path::Path)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
     Yes,
-    /// Yes, and add the suggested rule for this session.
-    Always,
+    /// Yes, and add the proposed rules: for this session, or saved in a settings file.
+    Always(save::SaveTo),
     /// No, with what to tell the agent (may be empty).
     No(String),
 }
 
-/// Parse a typed answer: `y`/`yes`, `a`/`always`, `n`/`no` optionally followed by the reason;
-/// any other text is a no with that text as the reason (nothing typed runs a tool by accident).
+/// Parse a typed answer: `y`/`yes`, `a`/`always` (this session), `p` (saved in the
+/// project), `u` (saved for the user), `n`/`no` optionally followed by the reason; any other
+/// text is a no with that text as the reason (nothing typed runs a tool by accident).
 pub fn parse_answer(line: &str) -> Answer {
     let t = line.trim();
     let (word, rest) = match t.find(char::is_whitespace) {
         Some(i) => (&t[..i], t[i..].trim()),
         None => (t, ""),
     };
+    use save::SaveTo;
     match word.to_lowercase().as_str() {
         "y" | "yes" if rest.is_empty() => Answer::Yes,
-        "a" | "always" if rest.is_empty() => Answer::Always,
+        "a" | "always" if rest.is_empty() => Answer::Always(SaveTo::Session),
+        "p" | "project" if rest.is_empty() => Answer::Always(SaveTo::Project),
+        "u" | "user" if rest.is_empty() => Answer::Always(SaveTo::User),
         "n" | "no" => Answer::No(rest.to_string()),
         _ => Answer::No(t.to_string()),
+    }
+}
+
+/// Whether a line typed while a question waits is an answer to it. Anything else (a message
+/// typed ahead for the agent) is not taken as a refusal: the editor sends it as input.
+pub fn is_answer(line: &str) -> bool {
+    let t = line.trim();
+    let word = t.split_whitespace().next().unwrap_or("").to_lowercase();
+    let alone = !t.contains(char::is_whitespace);
+    match word.as_str() {
+        "y" | "yes" | "a" | "always" | "p" | "project" | "u" | "user" => alone,
+        "n" | "no" => true,
+        _ => false,
     }
 }
 

@@ -208,7 +208,7 @@ fn path_match(pattern: &str, path: &Path, base: &Path, home: &Path) -> bool {
 /// Bash commands split at `&&`, `||`, `;`, `|` and newlines: an allow rule must cover every
 /// part (so `git status && rm -rf x` is not allowed by `Bash(git status:*)`); a deny or ask
 /// rule matches when it covers any part.
-fn segments(command: &str) -> Vec<String> {
+pub(super) fn segments(command: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = command.chars().peekable();

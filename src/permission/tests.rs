@@ -199,7 +199,17 @@ fn bad_rules_and_modes() {
 #[test]
 fn answers() {
     assert_eq!(parse_answer("y"), Answer::Yes);
-    assert_eq!(parse_answer(" A "), Answer::Always);
+    assert_eq!(
+        parse_answer(" A "),
+        Answer::Always(crate::permission::save::SaveTo::Session)
+    );
+    assert_eq!(
+        parse_answer("p"),
+        Answer::Always(crate::permission::save::SaveTo::Project)
+    );
+    assert!(crate::permission::is_answer("n too risky"));
+    assert!(!crate::permission::is_answer("yes please"));
+    assert!(!crate::permission::is_answer("fix the tests too"));
     assert_eq!(parse_answer("n"), Answer::No(String::new()));
     assert_eq!(
         parse_answer("n keep the build"),
@@ -281,4 +291,15 @@ fn path_rules_see_through_symlinks() {
     assert_eq!(kind(&decide(PermMode::Default, &allow, &e, h)), "ask");
     e.path_real = None;
     assert_eq!(kind(&decide(PermMode::Default, &allow, &e, h)), "allow");
+}
+
+#[test]
+fn flag_values_split_into_rules() {
+    use crate::permission::gate::split_rules;
+    assert_eq!(
+        split_rules("Bash(git diff:*) Edit,Read, WebFetch(domain:a.b)"),
+        ["Bash(git diff:*)", "Edit", "Read", "WebFetch(domain:a.b)"]
+    );
+    assert_eq!(split_rules("Bash(a, b)"), ["Bash(a, b)"]);
+    assert!(split_rules(" , ").is_empty());
 }

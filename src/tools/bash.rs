@@ -284,10 +284,17 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     }
     let total = ex.total + (out.len() - base_len);
     let text = truncate_reported(&out, total, max);
+    // On screen, a command cut off mid-output keeps `Error:` on a line of its own: glued
+    // to the output's first line it read as part of it. The model's text is unchanged.
+    let cut = matches!(ex.ending, Ending::Interrupted | Ending::TimedOut(_));
+    let display = match text.strip_prefix("Error: ") {
+        Some(rest) if cut && base_len > 0 => format!("Error:\n{rest}"),
+        _ => text.clone(),
+    };
     ToolOutput {
         ok,
-        conv: text.clone(),
-        display: text,
+        conv: text,
+        display,
         checklist: None,
     }
 }

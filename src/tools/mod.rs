@@ -9,11 +9,13 @@ pub mod glob;
 pub mod grep;
 pub mod plan;
 pub mod policy;
+pub mod preview;
 pub mod read;
 pub mod skill;
 pub mod skills;
 pub mod snapshot;
 pub mod subagent;
+pub mod tasks;
 pub mod todo;
 pub mod truncate;
 pub mod webfetch;
@@ -84,6 +86,15 @@ pub trait ToolHost: Send + Sync {
     fn request_compaction(&self, trigger: &str);
     /// Called before a tool modifies `path` (file history for undo). `tool_use_id` names the call.
     fn before_file_change(&self, path: &Path, tool_use_id: &str);
+    /// BashOutput: a running background task's state and output so far (`id` "" = the
+    /// newest task).
+    fn task_output(&self, _id: &str) -> Result<String, String> {
+        Err("background tasks are not available here".into())
+    }
+    /// KillShell: stop a running background task or sub-agent.
+    fn stop_child(&self, _id: &str) -> Result<String, String> {
+        Err("background tasks are not available here".into())
+    }
     /// Output of a running tool as it arrives (Bash streams its child's output here, for the
     /// interactive live view); the result still carries all of it.
     fn tool_output(&self, _chunk: &[u8]) {}
@@ -157,7 +168,7 @@ pub struct Tool {
 
 /// Every tool offered to the model, in tools.json order: dispatch, the display's labels and
 /// the schemas sent to the model all follow this table (a test checks it against tools.json).
-pub const TABLE: [Tool; 12] = [
+pub const TABLE: [Tool; 14] = [
     Tool {
         name: "Read",
         label_key: Some("path"),
@@ -218,11 +229,21 @@ pub const TABLE: [Tool; 12] = [
         label_key: Some("url"),
         handler: |h, _, i| webfetch::run(h, i),
     },
+    Tool {
+        name: "BashOutput",
+        label_key: Some("bash_id"),
+        handler: |h, _, i| tasks::output(h, i),
+    },
+    Tool {
+        name: "KillShell",
+        label_key: Some("shell_id"),
+        handler: |h, _, i| tasks::kill(h, i),
+    },
 ];
 
 /// The tool names in table order.
-pub const TOOL_NAMES: [&str; 12] = {
-    let mut names = [""; 12];
+pub const TOOL_NAMES: [&str; 14] = {
+    let mut names = [""; 14];
     let mut i = 0;
     while i < TABLE.len() {
         names[i] = TABLE[i].name;

@@ -87,6 +87,28 @@ impl ConditionalEventHandler for EscHandler {
     }
 }
 
+/// Shift+Tab cycles the permission mode (default → accept-edits → plan), as in Claude
+/// Code. The status line shows a mode other than default; without colours a line says it.
+pub struct ModeCycle {
+    pub ask: crate::permission::AskSlot,
+    pub printer: crate::ui::printer::Printer,
+    pub color: bool,
+}
+
+impl ConditionalEventHandler for ModeCycle {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, _: &EventContext) -> Option<Cmd> {
+        let m = self.ask.cycle_mode()?;
+        if !self.color {
+            let mut p = self.printer.clone();
+            let _ = std::io::Write::write_all(
+                &mut p,
+                format!("permission mode: {} (shift+tab to cycle)\n", m.name()).as_bytes(),
+            );
+        }
+        Some(Cmd::Noop)
+    }
+}
+
 /// Enter after a `\` at the end of the line: the `\` becomes a newline (the line is not sent).
 pub struct BackslashEnter;
 

@@ -78,8 +78,7 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
         });
     }
     let saved_termios = nix::sys::termios::tcgetattr(std::io::stdin()).ok();
-    let color = std::env::var_os("NO_COLOR").is_none()
-        && std::env::var("TERM").map_or(true, |t| t != "dumb");
+    let color = helper_color();
     let images_dir = session.images();
     let (tx, rx) = mpsc::channel::<Option<Box<dyn printer::Sink>>>();
     let printer = Printer::new(None, printer::term_cols());
@@ -93,7 +92,7 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
                 cwd: hooks.cwd.clone(),
                 color,
             };
-            let mut rl = match build_editor(helper, &hooks, images_dir) {
+            let mut rl = match build_editor(helper, &hooks, images_dir, &p2) {
                 Ok(rl) => rl,
                 Err(e) => {
                     let _ = tx.send(None);
@@ -122,12 +121,18 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
     })
 }
 
+/// Colours and cursor movement (the status line is drawn): not NO_COLOR, not TERM=dumb.
+fn helper_color() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::env::var("TERM").map_or(true, |t| t != "dumb")
+}
+
 type Rl = Editor<crate::ui::complete::Helper, rustyline::history::DefaultHistory>;
 
 fn build_editor(
     helper: crate::ui::complete::Helper,
     hooks: &InteractiveHooks,
     images_dir: PathBuf,
+    printer: &Printer,
 ) -> rustyline::Result<Rl> {
     let notify_fifo = hooks.notify_fifo.clone();
     let config = Config::builder()
@@ -150,6 +155,14 @@ fn build_editor(
     rl.bind_sequence(
         KeyEvent::ctrl('V'),
         EventHandler::Conditional(Box::new(ImagePasteHandler { images_dir })),
+    );
+    rl.bind_sequence(
+        KeyEvent(KeyCode::BackTab, Modifiers::NONE),
+        EventHandler::Conditional(Box::new(editor_keys::ModeCycle {
+            ask: hooks.ask.clone(),
+            printer: printer.clone(),
+            color: helper_color(),
+        })),
     );
     // Newlines in the prompt: Alt+Enter, Ctrl+J, and `\` at the end then Enter.
     rl.bind_sequence(KeyEvent(KeyCode::Enter, Modifiers::ALT), Cmd::Newline);
@@ -211,11 +224,19 @@ fn editor_loop(
         match read {
             Ok(line) => {
                 armed = false;
-                // A waiting permission question takes the line (a blank one keeps it waiting).
-                if hooks.ask.pending() {
-                    if !line.trim().is_empty() {
+                // A waiting permission question takes an answer (a blank line keeps it
+                // waiting). Other text was typed ahead for the agent: it is queued as the
+                // next input, never taken as a refusal with that text as the reason.
+                if hooks.ask.pending() && !line.trim().is_empty() {
+                    if crate::permission::is_answer(&line) {
                         hooks.ask.answer(&line);
+                        continue;
                     }
+                    let mut p = printer.clone();
+                    let _ = p.write_all(
+                        b"(queued as your next message; the question still waits: y, a, p, u or n)\n",
+                    );
+                } else if hooks.ask.pending() {
                     continue;
                 }
                 match classify(&line) {

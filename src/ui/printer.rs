@@ -80,6 +80,25 @@ fn preview_text(text: &str, max: usize) -> String {
     out
 }
 
+/// Whether `s` holds anything visible: not only CSI sequences and control bytes.
+fn has_text(s: &[u8]) -> bool {
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            0x1b if s.get(i + 1) == Some(&b'[') => {
+                i += 2;
+                while i < s.len() && !(0x40..=0x7e).contains(&s[i]) {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b if b < 0x20 || b == 0x7f => i += 1,
+            _ => return true,
+        }
+    }
+    false
+}
+
 /// A cloneable, thread-safe writer (see the module docs).
 #[derive(Clone)]
 pub struct Printer(Arc<Mutex<Inner>>);
@@ -125,7 +144,7 @@ impl Inner {
     /// Whether a live region is wanted (only above the line editor's prompt).
     fn wants_live(&self) -> bool {
         self.sink.is_some()
-            && (!self.live.is_empty() || !self.partial.is_empty() || !self.preview.is_empty())
+            && (!self.live.is_empty() || has_text(&self.partial) || !self.preview.is_empty())
     }
 
     /// The live region: the streamed line (wrapping), then the live lines cut to fit one
@@ -134,7 +153,9 @@ impl Inner {
         let cols = self.cols.max(1);
         let max = cols.saturating_sub(1).max(1);
         let mut rows: Vec<String> = Vec::new();
-        let streamed = if self.partial.is_empty() {
+        // A partial line of escapes only (the display's prompt erase, `\r\x1b[K`, before
+        // a markdown line it holds back) shows the markdown renderer's pending line.
+        let streamed = if !has_text(&self.partial) {
             self.preview.clone()
         } else {
             String::from_utf8_lossy(&self.partial).into_owned()
@@ -286,6 +307,13 @@ impl Printer {
         let mut g = self.lock();
         if g.preview != text {
             g.preview = text.to_string();
+            // The streamed line grows: show it a few times a second.
+            let due = g
+                .last_draw
+                .is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(50));
+            if due && !text.is_empty() && !has_text(&g.partial) {
+                let _ = g.redraw();
+            }
         }
     }
 
@@ -365,6 +393,14 @@ mod tests {
         p.write_all(b"tail").expect("w");
         p.flush_partial();
         assert_eq!(transcript(&log), "Hello\nworld\ntail\n");
+    }
+
+    #[test]
+    fn escapes_alone_are_no_streamed_text() {
+        assert!(!has_text(b"\r\x1b[K"));
+        assert!(!has_text(b""));
+        assert!(has_text(b"\r\x1b[Kab"));
+        assert!(has_text(b"\x1b[1mx"));
     }
 
     #[test]

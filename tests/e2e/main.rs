@@ -5,7 +5,9 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod background_tools;
 mod cli_extras;
+mod cli_launch;
 mod compact_e2e;
 mod custom_commands;
 mod e2e_agent;

@@ -225,7 +225,13 @@ fn model_switch_clear_and_resume() {
     // /resume: a numbered list; `1` switches back to `s`, whose history goes on.
     f.send(w, "/resume");
     f.shows(w, "Type a number to resume that session");
-    assert!(f.t.screen(w).contains(" 1. s "), "{}", f.diag(w));
+    assert!(
+        f.t.screen(w)
+            .lines()
+            .any(|l| l.starts_with("   1. after switch") && l.ends_with(" s")),
+        "{}",
+        f.diag(w)
+    );
     f.send(w, "1");
     f.wait(w, "the resumed session", || {
         f.t.screen(w).matches("bash-agent interactive mode").count() == 3 && f.t.last_line(w) == ">"

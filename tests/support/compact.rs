@@ -24,6 +24,7 @@ pub fn config(url: &str, max_context: u64) -> bash_agent::config::Config {
         verbose: false,
         vision: false,
         sandbox: Default::default(),
+        overrides: Default::default(),
     }
 }
 

@@ -92,16 +92,31 @@ fn cost_text(t: &Totals) -> String {
     }
 }
 
-fn line(name: &str, t: &Totals) -> String {
-    format!(
-        "  {name:<28} {:>4} calls  in {:>9}  out {:>8}  cache read {:>9}  cache write {:>8}  {}\n",
-        t.calls,
-        thousands(t.usage.input),
-        thousands(t.usage.output),
-        thousands(t.usage.cache_read),
-        thousands(t.usage.cache_creation),
-        cost_text(t)
-    )
+/// The `/cost` table: one row per model, columns as wide as their content, so a row fits a
+/// 100-column terminal (the rows of one line each wrapped at 120).
+fn table(rows: &[(String, &Totals)]) -> String {
+    let w = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let mut s = format!(
+        "  {:<w$} {:>5} {:>9} {:>8} {:>9} {:>9}  cost\n",
+        "model", "calls", "input", "output", "cache rd", "cache wr"
+    );
+    for (name, t) in rows {
+        s.push_str(&format!(
+            "  {name:<w$} {:>5} {:>9} {:>8} {:>9} {:>9}  {}\n",
+            t.calls,
+            thousands(t.usage.input),
+            thousands(t.usage.output),
+            thousands(t.usage.cache_read),
+            thousands(t.usage.cache_creation),
+            cost_text(t)
+        ));
+    }
+    s
 }
 
 /// `/cost`: this session's calls per model (and its sub-agents'), tokens and cost.
@@ -132,14 +147,14 @@ pub fn cost(rt: &AgentCtx) -> String {
         s.push_str("  no model calls yet\n");
         return s;
     }
-    for (m, t) in &models {
-        s.push_str(&line(m, t));
-    }
+    let mut rows: Vec<(String, &Totals)> = models.iter().map(|(m, t)| (m.clone(), t)).collect();
     if subs.calls > 0 {
-        s.push_str(&line("sub-agents", &subs));
-        total.merge(&subs);
+        rows.push(("sub-agents".into(), &subs));
     }
-    s.push_str(&line("total", &total));
+    let mut all = total.clone();
+    all.merge(&subs);
+    rows.push(("total".into(), &all));
+    s.push_str(&table(&rows));
     if source == "events" {
         s.push_str(
             "  (from events.jsonl: this session has no usage ledger, so models are unknown)\n",

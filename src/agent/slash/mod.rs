@@ -7,6 +7,8 @@
 pub mod attach;
 pub mod export;
 pub mod info;
+pub mod model;
+pub mod pick;
 pub mod resume;
 pub mod rewind;
 pub mod table;
@@ -46,12 +48,16 @@ pub struct State {
     pending: Mutex<Vec<String>>,
     /// `/resume` listed these sessions; the next input may pick one by number.
     picking: Mutex<Option<Vec<String>>>,
+    /// `/model` listed the models; the next input may pick one by number or name.
+    model_pick: Mutex<Option<Vec<String>>>,
     /// `/rewind` listed the turns; the next input may pick one by number.
     rewind_pick: Mutex<bool>,
     restart: Mutex<Option<Restart>>,
     /// A custom command's expanded body: the next turn's message instead of the typed
     /// line (which the `user_input` event keeps, so `--send --wait` finds its turn).
     body: Mutex<Option<String>>,
+    /// Lines typed after a restarting command (`/new`): the restarted run's first input.
+    carried: Mutex<Vec<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -77,6 +83,13 @@ impl State {
     pub fn restart(&self) -> Option<Restart> {
         lock(&self.restart).clone()
     }
+    /// Keep `lines` (typed after a restarting command) for the restarted run.
+    pub fn carry(&self, lines: impl IntoIterator<Item = String>) {
+        lock(&self.carried).extend(lines);
+    }
+    pub fn take_carried(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.carried))
+    }
 }
 
 /// The text a turn appends to its user message: `@path` attachments and `!cmd` outputs.
@@ -90,6 +103,20 @@ pub fn route(ctx: &AgentCtx, line: &str) -> Action {
         match resume::pick(&list, line.trim()) {
             Some(name) => return switch(ctx, Restart::Session(name)),
             None => ctx.out.print("Resume cancelled.\n"),
+        }
+        if line.trim().chars().all(|c| c.is_ascii_digit()) {
+            return Action::Handled;
+        }
+    }
+    if let Some(list) = lock(&ctx.slash.model_pick).take() {
+        match model::pick(&list, line.trim()) {
+            Some(m) if m == ctx.cfg.provider.model => {
+                ctx.out.print(&format!("Already using {m}.\n"));
+                return Action::Handled;
+            }
+            Some(m) => return switch(ctx, Restart::Model(m)),
+            None if !line.trim_start().starts_with('/') => ctx.out.print("Model unchanged.\n"),
+            None => {}
         }
         if line.trim().chars().all(|c| c.is_ascii_digit()) {
             return Action::Handled;
@@ -158,6 +185,31 @@ fn help(ctx: &AgentCtx) -> String {
     table::help() + &crate::agent::custom::help_text(&ctx.cwd)
 }
 
+/// `/bashes` (`/ps`): the background tasks and sub-agents still running, numbered for
+/// `/kill N`.
+fn bashes(ctx: &AgentCtx) -> String {
+    use crate::agent::children::ChildKind;
+    let list = ctx.children.running(&ctx.reported);
+    if list.is_empty() {
+        return "No background tasks or sub-agents are running.\n".into();
+    }
+    let mut s = String::from("Running (stop one with /kill N):\n");
+    for (i, c) in list.iter().enumerate() {
+        let kind = match c.kind {
+            ChildKind::Task => "task",
+            ChildKind::SubAgent => "sub-agent",
+        };
+        let label = crate::ui::display::cut_chars(&c.label, 60, "…");
+        s.push_str(&format!(
+            "  {:>2}. {kind:<9} {:>5}s  {label}  ({})\n",
+            i + 1,
+            c.secs,
+            c.id
+        ));
+    }
+    s
+}
+
 /// Run command `word` with the rest of the line as `arg`.
 fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
     let Some(name) = table::canonical(word) else {
@@ -177,18 +229,20 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
         "/permissions" => ctx.out.print(&ctx.permission.describe()),
         "/exit" => return Action::Exit,
         "/new" | "/clear" => return switch(ctx, Restart::Fresh),
-        "/model" => match first {
-            None => ctx.out.print(&format!(
-                "model     {} ({})\nSwitch with /model NAME (this session only).\n",
-                ctx.cfg.provider.model,
-                ctx.cfg.provider.kind.name()
-            )),
+        "/model" => match first.map(crate::provider::models::resolve_alias) {
+            None => {
+                let (names, text) = model::list(ctx);
+                ctx.out.print(&text);
+                if ctx.mode == Mode::Interactive {
+                    *lock(&ctx.slash.model_pick) = Some(names);
+                }
+            }
             Some(m) if m == ctx.cfg.provider.model => {
                 ctx.out.print(&format!("Already using {m}.\n"))
             }
             // "Switching this session to …" is printed once the editor has ended
             // (cmd/agent.rs): a message handed to it now could be lost with its thread.
-            Some(m) => return switch(ctx, Restart::Model(m.to_string())),
+            Some(m) => return switch(ctx, Restart::Model(m)),
         },
         "/resume" => match resume::start(ctx, first) {
             resume::Outcome::Switch(id) => return switch(ctx, Restart::Session(id)),
@@ -200,6 +254,12 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
                 *lock(&ctx.slash.rewind_pick) = true;
             }
         }
+        "/bashes" => ctx.out.print(&bashes(ctx)),
+        "/kill" => ctx.out.print(&match ctx.children.stop(&ctx.reported, arg) {
+            Ok(c) => format!("Stopped {} ({}).\n", c.id, c.label),
+            Err(e) if arg.is_empty() => format!("{e} (usage: /kill N or /kill ID)\n"),
+            Err(e) => format!("{e}\n"),
+        }),
         "/init" => ctx.out.print(&info::init(ctx, first)),
         "/export" => ctx.out.print(&export::run(ctx, arg)),
         "/sessions" => ctx.out.print(&crate::session::list::render_text(

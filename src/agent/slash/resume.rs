@@ -3,9 +3,6 @@
 //! `/resume N` or `/resume NAME` switches at once.
 use crate::agent::context::AgentCtx;
 
-/// Sessions listed at most.
-const MAX: usize = 20;
-
 pub enum Outcome {
     /// Switch to this session now.
     Switch(String),
@@ -13,16 +10,6 @@ pub enum Outcome {
     Picking(Vec<String>),
     /// A message was shown (nothing to pick, a bad name).
     Shown,
-}
-
-/// The other sessions of this project, newest first (sub-agent sessions left out).
-fn candidates(ctx: &AgentCtx) -> Vec<crate::session::list::Entry> {
-    crate::session::list::entries(&ctx.session.project_dir())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|e| e.name != ctx.session.id && !e.name.starts_with("sub_"))
-        .take(MAX)
-        .collect()
 }
 
 /// The session `answer` names in `list` (a number from 1, or a name in it).
@@ -34,7 +21,7 @@ pub fn pick(list: &[String], answer: &str) -> Option<String> {
 }
 
 pub fn start(ctx: &AgentCtx, arg: Option<&str>) -> Outcome {
-    let list = candidates(ctx);
+    let list = super::pick::rows(&ctx.session.project_dir(), Some(&ctx.session.id));
     let names: Vec<String> = list.iter().map(|e| e.name.clone()).collect();
     if let Some(a) = arg {
         if let Some(n) = pick(&names, a) {
@@ -56,16 +43,7 @@ pub fn start(ctx: &AgentCtx, arg: Option<&str>) -> Outcome {
         return Outcome::Shown;
     }
     let mut s = String::from("Sessions of this project (newest first):\n");
-    for (i, e) in list.iter().enumerate() {
-        let preview: String = e.preview.chars().take(60).collect();
-        s.push_str(&format!(
-            "  {:>2}. {:<28} {}  {}\n",
-            i + 1,
-            e.name,
-            crate::util::time::local_minute(e.last_activity),
-            preview.replace('\n', " ")
-        ));
-    }
+    s.push_str(&super::pick::render(&list));
     s.push_str("Type a number to resume that session (anything else cancels).\n");
     ctx.out.print(&s);
     Outcome::Picking(names)

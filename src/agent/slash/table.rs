@@ -49,13 +49,29 @@ pub const COMMANDS: &[Command] = &[
         "[md|html|json] [FILE]",
         "write this session's transcript to FILE (default <session>.md here)",
     ),
+    c(
+        "/bashes",
+        "",
+        "background tasks and sub-agents still running (also /ps)",
+    ),
+    c(
+        "/kill",
+        "N|ID",
+        "stop a background task or sub-agent (also /stop)",
+    ),
     c("/new", "", "start a fresh session"),
     c("/clear", "", "start a fresh session (same as /new)"),
     c("/exit", "", "end the session (also: exit, quit, Ctrl+D)"),
 ];
 
 /// Other names a command answers to (not listed, not completed).
-const ALIASES: &[(&str, &str)] = &[("/?", "/help"), ("/quit", "/exit")];
+const ALIASES: &[(&str, &str)] = &[
+    ("/?", "/help"),
+    ("/quit", "/exit"),
+    ("/ps", "/bashes"),
+    ("/tasks", "/bashes"),
+    ("/stop", "/kill"),
+];
 
 /// The canonical name of `word` (`/quit` → `/exit`), `None` when it is no command.
 pub fn canonical(word: &str) -> Option<&'static str> {
@@ -134,20 +150,64 @@ pub fn unknown(word: &str) -> String {
     }
 }
 
-/// `/help`: the table, then the line prefixes and keys.
+/// `/help`: the table, then the line prefixes and keys, in one column width.
 pub fn help() -> String {
+    let heads: Vec<String> = COMMANDS
+        .iter()
+        .map(|c| {
+            if c.args.is_empty() {
+                c.name.to_string()
+            } else {
+                format!("{} {}", c.name, c.args)
+            }
+        })
+        .collect();
+    let w = heads.iter().map(|h| h.chars().count()).max().unwrap_or(0);
     let mut s = String::from("Commands:\n");
-    for c in COMMANDS {
-        let head = if c.args.is_empty() {
-            c.name.to_string()
-        } else {
-            format!("{} {}", c.name, c.args)
-        };
-        s.push_str(&format!("  {head:<20} {}\n", c.about));
+    for (head, c) in heads.iter().zip(COMMANDS) {
+        s.push_str(&format!("  {head:<w$}  {}\n", c.about));
     }
-    s.push_str(
-        "Prefixes:\n  !CMD                 run a shell command now; its output goes with your next message\n  @PATH                attach a file (a PNG as an image with --vision on); Tab completes paths\n  //TEXT               send a line that starts with / to the model\nKeys: Tab completes commands and paths, Ctrl+C interrupts a turn, Ctrl+O injects the line\n      into the running turn, Ctrl+V pastes a clipboard image, Ctrl+R searches history.\n",
-    );
+    let rows = |title: &str, items: &[(&str, &str)]| {
+        let mut t = format!("{title}:\n");
+        for (k, v) in items {
+            t.push_str(&format!("  {k:<w$}  {v}\n"));
+        }
+        t
+    };
+    s.push_str(&rows(
+        "Prefixes",
+        &[
+            (
+                "!CMD",
+                "run a shell command now; its output goes with your next message",
+            ),
+            (
+                "@PATH",
+                "attach a file (a PNG as an image with --vision on); Tab completes paths",
+            ),
+            ("//TEXT", "send a line that starts with / to the model"),
+        ],
+    ));
+    s.push_str(&rows(
+        "Keys",
+        &[
+            ("Enter", "send the line (typed while a turn runs: queued)"),
+            ("\\+Enter, Alt+Enter, Ctrl+J", "a newline in the message"),
+            (
+                "Esc, Ctrl+C",
+                "interrupt the running turn (Ctrl+C twice at the prompt: quit)",
+            ),
+            (
+                "Shift+Tab",
+                "cycle the permission mode: default, accept-edits, plan",
+            ),
+            ("Tab", "complete commands and paths"),
+            ("Ctrl+O", "inject the line into the running turn"),
+            ("Ctrl+V", "paste a clipboard image"),
+            ("Ctrl+R", "search the history"),
+            ("Ctrl+D", "end the session"),
+        ],
+    ));
     s
 }
 

@@ -1,0 +1,148 @@
+//! The rules chosen with "always" (docs/interactive.md, "Permissions"): one rule per part of
+//! a compound command, and where they are kept — this session only, the project's
+//! `.bash-agent/settings.json` or the user's `~/.bash-agent/settings.json` (the person
+//! picks). A saved rule is merged into the file's `permissions.allow` (the file's other keys
+//! kept) and written atomically, so the next run honours it.
+use super::Facts;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Where an "always" rule is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveTo {
+    Session,
+    Project,
+    User,
+}
+
+/// Shell words that open or close a compound command around the real command.
+const LEADS: &[&str] = &["do", "then", "else", "elif", "if", "!", "{", "("];
+const CLOSERS: &[&str] = &["done", "fi", "esac", "}", ")"];
+
+/// The rules "always" proposes for a call: `whole` (the decision's one suggestion) for
+/// anything but a compound Bash command; for one, a rule per part (an allow rule must cover
+/// every `;`, `&&`, `|` part), each once: `for f in *; do wc -l $f; done` gives
+/// `Bash(for:*)`, `Bash(do wc:*)`, `Bash(done)`.
+pub fn proposals(f: &Facts, whole: &str, home: &Path) -> Vec<String> {
+    let segs = match (&f.command, f.tool.as_str()) {
+        (Some(c), "Bash") => super::rules::segments(c),
+        _ => Vec::new(),
+    };
+    if segs.len() <= 1 {
+        return vec![whole.to_string()];
+    }
+    let mut out: Vec<String> = Vec::new();
+    for seg in segs {
+        let words: Vec<&str> = seg.split_whitespace().collect();
+        let lead = words.iter().take_while(|w| LEADS.contains(w)).count();
+        let rule = if lead == words.len() || CLOSERS.contains(&seg.as_str()) {
+            format!("Bash({seg})")
+        } else {
+            let rest = Facts {
+                command: Some(words[lead..].join(" ")),
+                ..f.clone()
+            };
+            let one = super::rules::suggest(&rest, home);
+            match (lead, one.strip_prefix("Bash(")) {
+                (0, _) | (_, None) => one,
+                (_, Some(inner)) => format!("Bash({} {inner}", words[..lead].join(" ")),
+            }
+        };
+        if !out.contains(&rule) {
+            out.push(rule);
+        }
+    }
+    out
+}
+
+/// Merge `rules` into `permissions.allow` of the settings file at `path` (created with its
+/// folder when missing); rules already there are not added again. Written atomically.
+pub fn save(path: &Path, rules: &[String]) -> Result<(), String> {
+    let shown = path.display();
+    let mut root: Value = match std::fs::read_to_string(path) {
+        Ok(t) if !t.trim().is_empty() => {
+            serde_json::from_str(&t).map_err(|e| format!("{shown}: invalid JSON: {e}"))?
+        }
+        Ok(_) => Value::Object(Map::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
+        Err(e) => return Err(format!("{shown}: {e}")),
+    };
+    let obj = root
+        .as_object_mut()
+        .ok_or_else(|| format!("{shown}: not a JSON object"))?;
+    let perms = obj
+        .entry("permissions")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| format!("{shown}: permissions must be an object"))?;
+    let allow = perms
+        .entry("allow")
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| format!("{shown}: permissions.allow must be an array"))?;
+    for r in rules {
+        if !allow.iter().any(|v| v.as_str() == Some(r)) {
+            allow.push(Value::String(r.clone()));
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
+    text.push('\n');
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    crate::util::fsx::write_atomic(path, text.as_bytes()).map_err(|e| format!("{shown}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bash(c: &str) -> Facts {
+        Facts {
+            tool: "Bash".into(),
+            command: Some(c.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_rule_per_part_each_once() {
+        let home = Path::new("/home/x");
+        let f = bash("for f in *; do wc -l $f; done");
+        assert_eq!(
+            proposals(&f, "Bash(for:*)", home),
+            ["Bash(for:*)", "Bash(do wc:*)", "Bash(done)"]
+        );
+        let f = bash("git status && git status | head");
+        assert_eq!(
+            proposals(&f, "Bash(git status:*)", home),
+            ["Bash(git status:*)", "Bash(head:*)"]
+        );
+        assert_eq!(
+            proposals(&bash("ls -l"), "Bash(ls:*)", home),
+            ["Bash(ls:*)"]
+        );
+    }
+
+    #[test]
+    fn saving_merges_into_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(".bash-agent/settings.json");
+        save(&p, &["Bash(ls:*)".into()]).unwrap();
+        std::fs::write(
+            &p,
+            r#"{"model":"m","permissions":{"deny":["Write"],"allow":["Bash(ls:*)"]}}"#,
+        )
+        .unwrap();
+        save(&p, &["Bash(ls:*)".into(), "Edit".into()]).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(v["model"], "m");
+        assert_eq!(v["permissions"]["deny"][0], "Write");
+        assert_eq!(
+            v["permissions"]["allow"],
+            serde_json::json!(["Bash(ls:*)", "Edit"])
+        );
+        std::fs::write(&p, "[1]").unwrap();
+        assert!(save(&p, &["Edit".into()]).is_err());
+    }
+}

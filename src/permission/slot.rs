@@ -1,0 +1,70 @@
+//! The question channel between the line editor and the permission gate, and the run's
+//! permission mode shared with the editor (Shift+Tab cycles it, the status line shows it).
+use super::PermMode;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+
+/// Where a question waits for its answer: the line editor hands the next submitted line to
+/// the waiting tool call instead of sending it to the agent. It also carries the run's
+/// permission mode, so the editor can cycle it (Shift+Tab) and the status line can show it.
+#[derive(Clone, Default)]
+pub struct AskSlot {
+    tx: Arc<Mutex<Option<mpsc::Sender<String>>>>,
+    /// The gate's mode ([`PermMode::code`]; 0 before a gate took the slot).
+    mode: Arc<AtomicU8>,
+    /// The run started in bypass: Shift+Tab's cycle includes it.
+    with_bypass: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl AskSlot {
+    pub fn new() -> AskSlot {
+        AskSlot::default()
+    }
+
+    /// A question is waiting.
+    pub fn pending(&self) -> bool {
+        self.tx.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
+    /// Give `line` to the waiting question; false when none waits (the line is input).
+    pub fn answer(&self, line: &str) -> bool {
+        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match tx {
+            Some(tx) => tx.send(line.to_string()).is_ok(),
+            None => false,
+        }
+    }
+
+    pub(super) fn open(&self) -> mpsc::Receiver<String> {
+        let (tx, rx) = mpsc::channel();
+        *self.tx.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+        rx
+    }
+
+    pub(super) fn close(&self) {
+        self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+
+    /// The run's permission mode (None before the gate exists).
+    pub fn mode(&self) -> Option<PermMode> {
+        PermMode::from_code(self.mode.load(Ordering::SeqCst))
+    }
+
+    pub(super) fn set_mode(&self, m: PermMode) {
+        self.mode.store(m.code(), Ordering::SeqCst);
+        if m == PermMode::Bypass {
+            self.with_bypass.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Shift+Tab: default → accept-edits → plan → default (a run started in bypass has
+    /// bypass in the cycle too, after plan). Returns the new mode.
+    pub fn cycle_mode(&self) -> Option<PermMode> {
+        let with_bypass = self.with_bypass.load(Ordering::SeqCst);
+        let next = |m: u8| PermMode::from_code(m).map(|cur| cur.next(with_bypass).code());
+        let _ = self
+            .mode
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, next);
+        self.mode()
+    }
+}
