@@ -21,8 +21,15 @@ pub struct Server {
 
 struct State {
     script: Script,
-    /// Strict Anthropic mode (`"strict": "anthropic"` in the script).
+    /// Strict Anthropic mode: `"strict": "anthropic"` in the script (every Anthropic-wire
+    /// request), or `BASH_AGENT_MOCK_STRICT` (every Anthropic-wire request except
+    /// DeepSeek's `/anthropic/v1/messages`, whose models are not Anthropic's).
     strict_anthropic: Option<super::strict_anthropic::Strict>,
+    /// The script asked for strict Anthropic mode itself.
+    anthropic_by_script: bool,
+    /// Models the script declares beyond the table (`"models": [rows]`, the table's row
+    /// shape): a release the agent's table does not know yet, for the strict modes.
+    extra_models: Vec<crate::provider::models::ModelInfo>,
     record: Option<PathBuf>,
     record_lock: Mutex<()>,
     stop: AtomicBool,
@@ -39,15 +46,22 @@ impl Server {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .map_err(|e| anyhow::anyhow!("mock server: cannot listen on port {port}: {e}"))?;
         let port = listener.local_addr()?.port();
+        let strict = std::env::var_os("BASH_AGENT_MOCK_STRICT").is_some_and(|v| !v.is_empty());
+        let by_script = super::strict_anthropic::Strict::from_script(script_json);
+        let anthropic_by_script = by_script.is_some();
+        let extra_models = super::strict_anthropic::extra_models(script_json);
+        let strict_anthropic = by_script.or_else(|| strict.then(Default::default));
         let state = Arc::new(State {
             script,
-            strict_anthropic: super::strict_anthropic::Strict::from_script(script_json),
+            strict_anthropic,
+            anthropic_by_script,
+            extra_models,
             record: record.map(Path::to_path_buf),
             record_lock: Mutex::new(()),
             stop: AtomicBool::new(false),
             requests: AtomicUsize::new(0),
             connections: AtomicUsize::new(0),
-            strict: std::env::var_os("BASH_AGENT_MOCK_STRICT").is_some_and(|v| !v.is_empty()),
+            strict,
         });
         let st = state.clone();
         std::thread::Builder::new()
@@ -257,16 +271,22 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     let body_text = String::from_utf8_lossy(&req.body);
     if st.strict {
         let host = req.header("host").unwrap_or("");
-        if let Some((status, msg)) = super::strict_openai::check(wire, host, &req.path, &body_text)
+        if let Some((status, msg)) =
+            super::strict_openai::check(wire, host, &req.path, &body_text, &st.extra_models)
         {
             return simple(out, status, &wire.error_body(status, &msg), None);
         }
     }
+    let deepseek = req
+        .header("host")
+        .is_some_and(|h| h.to_ascii_lowercase().starts_with("api.deepseek.com"));
     let strict = match (&st.strict_anthropic, wire) {
-        (Some(s), Wire::Anthropic) => match s.check(&body_text) {
-            Ok(c) => Some((s, c)),
-            Err(r) => return simple(out, r.status, &r.body(), None),
-        },
+        (Some(s), Wire::Anthropic) if st.anthropic_by_script || !deepseek => {
+            match s.check(&body_text, &st.extra_models) {
+                Ok(c) => Some((s, c)),
+                Err(r) => return simple(out, r.status, &r.body(), None),
+            }
+        }
         _ => None,
     };
     let Some(step) = st.script.take(&body_text) else {

@@ -341,3 +341,100 @@ fn context_window_stop_compacts_and_retries_once() {
     let ev = env.read("cc", "events.jsonl");
     assert!(ev.contains("\"context_update\""), "{ev}");
 }
+
+const ANTHROPIC_KEY: &str = "sk-ant-fake-official-ANTK";
+
+/// The binary at the official host (no base URL, ANTHROPIC_API_KEY only) through the
+/// TLS + CONNECT-proxy harness, whose mock applies the strict Anthropic rules to
+/// api.anthropic.com (`BASH_AGENT_MOCK_STRICT=1`).
+fn run_official(
+    env: &Env,
+    off: &crate::support::official::Official,
+    args: &[&str],
+) -> std::process::Output {
+    let mut c = env.cmd();
+    off.apply(&mut c);
+    c.env("ANTHROPIC_API_KEY", ANTHROPIC_KEY).args(args);
+    c.output().unwrap()
+}
+
+/// Issue 32's done-criterion for Anthropic: each family, default flags (no --thinking, no
+/// --effort), the official host: a 10-turn session with a tool loop in every turn, then
+/// resumed in a new process, with 0 rule violations (a refused request fails the turn, and
+/// every recorded request is checked to have reached api.anthropic.com with its key).
+#[test]
+fn every_family_runs_ten_tool_loop_turns_and_a_resume_at_the_official_host() {
+    use crate::support::official::Official;
+    for model in FAMILIES {
+        let env = Env::new();
+        std::fs::write(env.cwd.join("notes.txt"), "hello\n").unwrap();
+        let script: Value = serde_json::from_str(&strict_script(11)).unwrap();
+        let off = Official::start(&script["steps"].to_string());
+        let mut args = vec!["--session", "ten"];
+        if model != "claude-sonnet-5-5" {
+            args.extend(["--model", model]); // sonnet 5.5 is the default
+        }
+        for t in 0..10 {
+            let p = format!("question {t}");
+            let o = run_official(&env, &off, &[&args[..], &[&p]].concat());
+            assert_all_accepted(&o, &format!("{model} turn {t}"));
+            assert!(stdout(&o).contains(&format!("({t})")), "{model} {t}");
+        }
+        let mut resumed = vec!["--continue"];
+        if model != "claude-sonnet-5-5" {
+            resumed.extend(["--model", model]);
+        }
+        resumed.push("question 10");
+        let o = run_official(&env, &off, &resumed);
+        assert_all_accepted(&o, &format!("{model} resumed"));
+        let reqs = off.mock.requests();
+        assert_eq!(reqs.len(), 22, "{model}");
+        for r in &reqs {
+            assert_eq!(r["headers"]["host"], "api.anthropic.com", "{model}");
+            assert_eq!(r["path"], "/v1/messages", "{model}");
+            assert_eq!(r["auth_tail"], "ANTK", "{model}");
+            assert_eq!(r["body"]["model"], model);
+            // Default flags: the model's own first thinking type, never --thinking's.
+            let want = if model == "claude-haiku-4-5" {
+                "enabled"
+            } else {
+                "adaptive"
+            };
+            assert_eq!(r["body"]["thinking"]["type"], want, "{model}");
+            let n = count_markers(&r["body"]);
+            assert!((1..=4).contains(&n), "{model}: {n} breakpoints");
+        }
+        assert_eq!(
+            off.connects()
+                .iter()
+                .filter(|c| *c != "api.anthropic.com:443")
+                .count(),
+            0
+        );
+        // Every tool loop sent its signed reasoning back first (the strict server checks
+        // it; here the recorded body of the resumed turn's second request shows it).
+        let last = &reqs[21]["body"]["messages"];
+        let a = &last[last.as_array().unwrap().len() - 2];
+        assert_eq!(a["content"][0]["type"], "thinking", "{model}");
+        assert!(a["content"][0]["signature"].is_string(), "{model}");
+        let conv = env.read("ten", "conversation.jsonl");
+        assert_eq!(conv.lines().count(), 44, "{model}");
+    }
+}
+
+/// The harness's mock does apply the Anthropic rules at api.anthropic.com (so the test
+/// above could fail): a retired model is refused with the API's 404.
+#[test]
+fn the_official_host_harness_enforces_the_anthropic_rules() {
+    use crate::support::official::Official;
+    let env = Env::new();
+    let off = Official::start(r#"[{"text":"never"}]"#);
+    let o = run_official(&env, &off, &["--model", "claude-sonnet-4-20250514", "hi"]);
+    expect_code(&o, 1);
+    assert!(stderr(&o).contains("HTTP 404"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("model: claude-sonnet-4-20250514"),
+        "{}",
+        stderr(&o)
+    );
+}
