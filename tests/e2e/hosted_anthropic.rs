@@ -438,3 +438,43 @@ fn the_official_host_harness_enforces_the_anthropic_rules() {
         stderr(&o)
     );
 }
+
+/// A model the agent's table does not know (a new release), at the official host: asked
+/// for effort, it is refused by name ("does not support the effort parameter") and the
+/// retry leaves out only `output_config`, keeping the thinking the model takes; the rest
+/// of the run leaves it out at once.
+#[test]
+fn a_400_naming_a_field_is_retried_once_without_that_field_only() {
+    use crate::support::official::Official;
+    let env = Env::new();
+    std::fs::write(env.cwd.join("notes.txt"), "hello\n").unwrap();
+    let script = json!({
+        "models": [{"id": "claude-nova-6", "vendor": "anthropic", "thinking": ["adaptive", "disabled"],
+                    "effort": [], "max_output": 64000, "context_window": 200000, "cache_min_tokens": 1024}],
+        "steps": [
+            {"thinking": "Read first.", "tool_calls": [{"name": "Read", "id": "toolu_n1", "input": {"path": "notes.txt"}}]},
+            {"thinking": "Done.", "text": "Nova says hello."}
+        ]
+    });
+    let off = Official::start(&script.to_string());
+    let o = run_official(
+        &env,
+        &off,
+        &[
+            "--model",
+            "claude-nova-6",
+            "--effort",
+            "high",
+            "read the notes",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Nova says hello."));
+    let reqs = off.mock.requests();
+    assert_eq!(reqs.len(), 3, "{reqs:?}");
+    assert_eq!(reqs[0]["body"]["output_config"]["effort"], "high");
+    for r in &reqs[1..] {
+        assert!(r["body"].get("output_config").is_none(), "{r}");
+        assert_eq!(r["body"]["thinking"]["type"], "adaptive", "{r}");
+    }
+}

@@ -410,3 +410,40 @@ fn an_old_deepseek_session_without_items_is_not_stuck() {
     let input = off.mock.requests()[0]["body"]["input"].clone();
     assert!(input.to_string().contains("I will read."), "{input}");
 }
+
+/// A reasoning model the table does not know, at api.openai.com on default flags: sent
+/// `max_tokens`, refused by name ("Use 'max_completion_tokens' instead"), retried once
+/// with `max_completion_tokens`, `stream_options` kept (usage from the server).
+#[test]
+fn an_unknown_reasoning_model_is_retried_with_max_completion_tokens() {
+    let env = Env::new();
+    let script = serde_json::json!({
+        "models": [{"id": "gpt-6-preview", "vendor": "openai", "reasoning": true,
+                    "effort": ["low", "medium", "high"], "max_output": 128000, "context_window": 400000}],
+        "steps": [{"text": "Six says hi."}]
+    });
+    let off = Official::start(&script.to_string());
+    let o = run_official(
+        &env,
+        &off,
+        &[("OPENAI_API_KEY", OPENAI_KEY)],
+        &[
+            "-p",
+            "openai",
+            "-m",
+            "gpt-6-preview",
+            "--session",
+            "g6",
+            "hi",
+        ],
+    );
+    ok(&o, "gpt-6-preview");
+    assert!(stdout(&o).contains("Six says hi."));
+    let reqs = off.mock.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(reqs[0]["body"].get("max_tokens").is_some());
+    let b = &reqs[1]["body"];
+    assert!(b.get("max_tokens").is_none(), "{b}");
+    assert!(b["max_completion_tokens"].as_u64().is_some(), "{b}");
+    assert_eq!(b["stream_options"]["include_usage"], true);
+}
