@@ -37,6 +37,8 @@ struct State {
     connections: AtomicUsize,
     /// `BASH_AGENT_MOCK_STRICT` set: refuse what the real servers refuse (strict_openai.rs).
     strict: bool,
+    /// Strict mode's OpenAI/DeepSeek prompt cache (`strict_prefix.rs`).
+    prefix_cache: super::strict_prefix::PrefixCache,
 }
 
 impl Server {
@@ -62,6 +64,7 @@ impl Server {
             requests: AtomicUsize::new(0),
             connections: AtomicUsize::new(0),
             strict,
+            prefix_cache: Default::default(),
         });
         let st = state.clone();
         std::thread::Builder::new()
@@ -289,7 +292,7 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
         }
         _ => None,
     };
-    let Some(step) = st.script.take(&body_text) else {
+    let Some(mut step) = st.script.take(&body_text) else {
         let body = wire.error_body(500, "mock: no script step left for this request");
         return simple(out, 500, &body, None);
     };
@@ -301,6 +304,9 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     if let Some(status) = step.status {
         let msg = step.message.as_deref().unwrap_or("mock fault");
         return simple(out, status, &wire.error_body(status, msg), step.retry_after);
+    }
+    if st.strict && wire != Wire::Anthropic && step.usage.is_none() {
+        prefix_usage(st, wire, &body_text, &mut step);
     }
     if step.head_delay_ms > 0 {
         std::thread::sleep(Duration::from_millis(step.head_delay_ms));
@@ -336,6 +342,30 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     }
     out.write_all(b"0\r\n\r\n")?;
     out.flush()
+}
+
+/// Strict mode's usage for an OpenAI-wire answer: the prompt-cache simulation's counts,
+/// in DeepSeek's words for a DeepSeek model (its 64-token units), else OpenAI's (128).
+fn prefix_usage(st: &State, wire: Wire, body: &str, step: &mut super::script::Step) {
+    use crate::provider::models::{self, Vendor};
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        return;
+    };
+    let model = v["model"].as_str().unwrap_or("");
+    let deepseek = models::lookup(model).is_some_and(|m| m.vendor == Vendor::DeepSeek);
+    let (unit, min) = if deepseek { (64, 64) } else { (128, 1024) };
+    let u = st.prefix_cache.usage(&v, unit, min);
+    let out_bytes = step.text.as_deref().map_or(0, str::len)
+        + step.thinking.as_deref().map_or(0, str::len)
+        + (0..step.tool_calls.len()).map(|i| step.args(i).len()).sum::<usize>();
+    step.usage = Some(super::script::StepUsage {
+        input: u.prompt - u.cached,
+        output: (out_bytes as u64).div_ceil(4).max(1),
+        cache_read: u.cached,
+        cache_creation: 0,
+    });
+    // DeepSeek's cache fields are its chat API's.
+    step.deepseek_usage = deepseek && wire == Wire::OpenAi;
 }
 
 fn simple(

@@ -328,7 +328,10 @@ impl super::norm::Normaliser for Normaliser {
             let prompt = num(u, &["prompt_tokens"]);
             let mut cached = num(u, &["prompt_tokens_details", "cached_tokens"]);
             if cached == 0 {
-                cached = num(u, &["cached_tokens"]).max(num(u, &["cache_read_input_tokens"]));
+                // DeepSeek: prompt_cache_hit_tokens (its misses are the rest of the prompt).
+                cached = num(u, &["cached_tokens"])
+                    .max(num(u, &["cache_read_input_tokens"]))
+                    .max(num(u, &["prompt_cache_hit_tokens"]));
             }
             self.usage.output = num(u, &["completion_tokens"]);
             self.usage.cache_read = cached;

@@ -238,7 +238,7 @@ impl Normaliser {
         let input = num(u, &["input_tokens"]);
         let mut cached = num(u, &["input_tokens_details", "cached_tokens"]);
         if cached == 0 {
-            cached = num(u, &["cached_tokens"]);
+            cached = num(u, &["cached_tokens"]).max(num(u, &["prompt_cache_hit_tokens"]));
         }
         self.usage = Usage {
             input: input.saturating_sub(cached),
