@@ -357,7 +357,9 @@ fn prefix_usage(st: &State, wire: Wire, body: &str, step: &mut super::script::St
     let u = st.prefix_cache.usage(&v, unit, min);
     let out_bytes = step.text.as_deref().map_or(0, str::len)
         + step.thinking.as_deref().map_or(0, str::len)
-        + (0..step.tool_calls.len()).map(|i| step.args(i).len()).sum::<usize>();
+        + (0..step.tool_calls.len())
+            .map(|i| step.args(i).len())
+            .sum::<usize>();
     step.usage = Some(super::script::StepUsage {
         input: u.prompt - u.cached,
         output: (out_bytes as u64).div_ceil(4).max(1),

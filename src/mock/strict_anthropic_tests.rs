@@ -387,3 +387,19 @@ fn faults_apply_in_strict_mode_too() {
     assert!(f.contains(&Frame::Pause(5)));
     assert!(!events(&f).iter().any(|e| e["type"] == "message_stop"));
 }
+
+#[test]
+fn extra_members_on_a_thinking_block_are_400_extra_inputs() {
+    let b = body(
+        "claude-sonnet-5-5",
+        json!({"messages":[
+        {"role":"user","content":"hi"},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"S","responses_reasoning":{"host":"api.openai.com","items":[]}},{"type":"text","text":"ok"}]},
+        {"role":"user","content":"more"}]}),
+    );
+    let r = refusal(&strict(), &b);
+    assert_eq!(
+        r.message,
+        "messages.1.content.0.thinking.responses_reasoning: Extra inputs are not permitted"
+    );
+}

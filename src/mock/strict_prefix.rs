@@ -101,7 +101,10 @@ mod tests {
         assert_eq!(u1.cached, 0);
         let u2 = c.usage(&chat(5), 128, 1024);
         assert!(u2.cached >= 1024 && u2.cached % 128 == 0, "{u2:?}");
-        assert!(u2.cached <= u1.prompt && u1.prompt - u2.cached < 128, "{u1:?} {u2:?}");
+        assert!(
+            u2.cached <= u1.prompt && u1.prompt - u2.cached < 128,
+            "{u1:?} {u2:?}"
+        );
     }
 
     #[test]

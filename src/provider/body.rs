@@ -135,7 +135,10 @@ fn claude_parts_omitting<'a>(cfg: &ProviderConfig, req: &Request<'a>, omit: Omit
             continue;
         }
         if !grade {
-            b.push(l);
+            match cw::foreign_extras_stripped(l) {
+                Some(o) => b.push(o),
+                None => b.push(l),
+            }
             continue;
         }
         match cw::strict_assistant(l) {
@@ -197,7 +200,10 @@ fn claude_parts_omitting<'a>(cfg: &ProviderConfig, req: &Request<'a>, omit: Omit
 pub fn claude_message(line: &str, strict: bool) -> Cow<'_, str> {
     use super::claude_wire::{strict_assistant, Cleaned, ASSISTANT_HEAD};
     if !strict {
-        return Cow::Borrowed(line);
+        return match super::claude_wire::foreign_extras_stripped(line) {
+            Some(o) => Cow::Owned(o),
+            None => Cow::Borrowed(line),
+        };
     }
     match strict_assistant(line) {
         Cleaned::Same => Cow::Borrowed(line),

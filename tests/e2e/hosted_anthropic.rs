@@ -3,11 +3,12 @@
 //! scripted server in strict Anthropic mode (src/mock/strict_anthropic.rs), which refuses
 //! what the API refuses (400/404 with its words) and simulates its prompt cache. The
 //! server is reached at a custom base URL (a gateway's position); the official-host path
-//! differs only in the defaults (docs/providers.md#the-model-table).
+//! differs only in the defaults (docs/providers.md#the-model-table); hosted_anthropic_official.rs
+//! runs the official-host path itself.
 use crate::support::*;
 use serde_json::{json, Value};
 
-const FAMILIES: [&str; 5] = [
+pub(crate) const FAMILIES: [&str; 5] = [
     "claude-sonnet-4-6",
     "claude-opus-4-7",
     "claude-opus-5-5",
@@ -17,7 +18,7 @@ const FAMILIES: [&str; 5] = [
 
 /// A strict script: per turn, a call with thinking (and a redacted block on even turns)
 /// that reads a file, then the answer.
-fn strict_script(turns: usize) -> String {
+pub(crate) fn strict_script(turns: usize) -> String {
     let mut steps = Vec::new();
     for t in 0..turns {
         steps.push(json!({
@@ -50,7 +51,7 @@ fn usage_lines(env: &Env, id: &str) -> Vec<Value> {
 }
 
 /// Every request the strict server answered with 200 (a refused one would fail the run).
-fn assert_all_accepted(out: &std::process::Output, what: &str) {
+pub(crate) fn assert_all_accepted(out: &std::process::Output, what: &str) {
     assert!(out.status.success(), "{what}: {}", stderr(out));
     assert!(!stderr(out).contains("HTTP 4"), "{what}: {}", stderr(out));
 }
@@ -151,7 +152,7 @@ fn ten_turn_session_and_its_resumption_stay_valid_and_read_the_cache() {
     }
 }
 
-fn count_markers(v: &Value) -> usize {
+pub(crate) fn count_markers(v: &Value) -> usize {
     match v {
         Value::Object(o) => {
             usize::from(o.contains_key("cache_control"))
@@ -340,141 +341,4 @@ fn context_window_stop_compacts_and_retries_once() {
     assert!(!env.read("cc", "summary.txt").is_empty());
     let ev = env.read("cc", "events.jsonl");
     assert!(ev.contains("\"context_update\""), "{ev}");
-}
-
-const ANTHROPIC_KEY: &str = "sk-ant-fake-official-ANTK";
-
-/// The binary at the official host (no base URL, ANTHROPIC_API_KEY only) through the
-/// TLS + CONNECT-proxy harness, whose mock applies the strict Anthropic rules to
-/// api.anthropic.com (`BASH_AGENT_MOCK_STRICT=1`).
-fn run_official(
-    env: &Env,
-    off: &crate::support::official::Official,
-    args: &[&str],
-) -> std::process::Output {
-    let mut c = env.cmd();
-    off.apply(&mut c);
-    c.env("ANTHROPIC_API_KEY", ANTHROPIC_KEY).args(args);
-    c.output().unwrap()
-}
-
-/// Issue 32's done-criterion for Anthropic: each family, default flags (no --thinking, no
-/// --effort), the official host: a 10-turn session with a tool loop in every turn, then
-/// resumed in a new process, with 0 rule violations (a refused request fails the turn, and
-/// every recorded request is checked to have reached api.anthropic.com with its key).
-#[test]
-fn every_family_runs_ten_tool_loop_turns_and_a_resume_at_the_official_host() {
-    use crate::support::official::Official;
-    for model in FAMILIES {
-        let env = Env::new();
-        std::fs::write(env.cwd.join("notes.txt"), "hello\n").unwrap();
-        let script: Value = serde_json::from_str(&strict_script(11)).unwrap();
-        let off = Official::start(&script["steps"].to_string());
-        let mut args = vec!["--session", "ten"];
-        if model != "claude-sonnet-5-5" {
-            args.extend(["--model", model]); // sonnet 5.5 is the default
-        }
-        for t in 0..10 {
-            let p = format!("question {t}");
-            let o = run_official(&env, &off, &[&args[..], &[&p]].concat());
-            assert_all_accepted(&o, &format!("{model} turn {t}"));
-            assert!(stdout(&o).contains(&format!("({t})")), "{model} {t}");
-        }
-        let mut resumed = vec!["--continue"];
-        if model != "claude-sonnet-5-5" {
-            resumed.extend(["--model", model]);
-        }
-        resumed.push("question 10");
-        let o = run_official(&env, &off, &resumed);
-        assert_all_accepted(&o, &format!("{model} resumed"));
-        let reqs = off.mock.requests();
-        assert_eq!(reqs.len(), 22, "{model}");
-        for r in &reqs {
-            assert_eq!(r["headers"]["host"], "api.anthropic.com", "{model}");
-            assert_eq!(r["path"], "/v1/messages", "{model}");
-            assert_eq!(r["auth_tail"], "ANTK", "{model}");
-            assert_eq!(r["body"]["model"], model);
-            // Default flags: the model's own first thinking type, never --thinking's.
-            let want = if model == "claude-haiku-4-5" {
-                "enabled"
-            } else {
-                "adaptive"
-            };
-            assert_eq!(r["body"]["thinking"]["type"], want, "{model}");
-            let n = count_markers(&r["body"]);
-            assert!((1..=4).contains(&n), "{model}: {n} breakpoints");
-        }
-        assert_eq!(
-            off.connects()
-                .iter()
-                .filter(|c| *c != "api.anthropic.com:443")
-                .count(),
-            0
-        );
-        // Every tool loop sent its signed reasoning back first (the strict server checks
-        // it; here the recorded body of the resumed turn's second request shows it).
-        let last = &reqs[21]["body"]["messages"];
-        let a = &last[last.as_array().unwrap().len() - 2];
-        assert_eq!(a["content"][0]["type"], "thinking", "{model}");
-        assert!(a["content"][0]["signature"].is_string(), "{model}");
-        let conv = env.read("ten", "conversation.jsonl");
-        assert_eq!(conv.lines().count(), 44, "{model}");
-    }
-}
-
-/// The harness's mock does apply the Anthropic rules at api.anthropic.com (so the test
-/// above could fail): a retired model is refused with the API's 404.
-#[test]
-fn the_official_host_harness_enforces_the_anthropic_rules() {
-    use crate::support::official::Official;
-    let env = Env::new();
-    let off = Official::start(r#"[{"text":"never"}]"#);
-    let o = run_official(&env, &off, &["--model", "claude-sonnet-4-20250514", "hi"]);
-    expect_code(&o, 1);
-    assert!(stderr(&o).contains("HTTP 404"), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("model: claude-sonnet-4-20250514"),
-        "{}",
-        stderr(&o)
-    );
-}
-
-/// A model the agent's table does not know (a new release), at the official host: asked
-/// for effort, it is refused by name ("does not support the effort parameter") and the
-/// retry leaves out only `output_config`, keeping the thinking the model takes; the rest
-/// of the run leaves it out at once.
-#[test]
-fn a_400_naming_a_field_is_retried_once_without_that_field_only() {
-    use crate::support::official::Official;
-    let env = Env::new();
-    std::fs::write(env.cwd.join("notes.txt"), "hello\n").unwrap();
-    let script = json!({
-        "models": [{"id": "claude-nova-6", "vendor": "anthropic", "thinking": ["adaptive", "disabled"],
-                    "effort": [], "max_output": 64000, "context_window": 200000, "cache_min_tokens": 1024}],
-        "steps": [
-            {"thinking": "Read first.", "tool_calls": [{"name": "Read", "id": "toolu_n1", "input": {"path": "notes.txt"}}]},
-            {"thinking": "Done.", "text": "Nova says hello."}
-        ]
-    });
-    let off = Official::start(&script.to_string());
-    let o = run_official(
-        &env,
-        &off,
-        &[
-            "--model",
-            "claude-nova-6",
-            "--effort",
-            "high",
-            "read the notes",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("Nova says hello."));
-    let reqs = off.mock.requests();
-    assert_eq!(reqs.len(), 3, "{reqs:?}");
-    assert_eq!(reqs[0]["body"]["output_config"]["effort"], "high");
-    for r in &reqs[1..] {
-        assert!(r["body"].get("output_config").is_none(), "{r}");
-        assert_eq!(r["body"]["thinking"]["type"], "adaptive", "{r}");
-    }
 }
