@@ -323,6 +323,21 @@ fn ten_turn_sessions_for_chat_and_responses() {
         assert_eq!(reqs.len(), 20, "{p}");
         let conv = env.read("ten", "conversation.jsonl");
         assert_eq!(conv.lines().count(), 40, "{p}");
+        // The strict server's prefix-cache simulation reports cached tokens in OpenAI's
+        // fields; the agent reads them as cache reads.
+        let (mut read, mut all) = (0u64, 0u64);
+        for l in env.read("ten", "events.jsonl").lines() {
+            let v: Value = serde_json::from_str(l).unwrap();
+            if v["type"] == "usage" && v["kind"] == "agent" {
+                read += v["cache_read_input_tokens"].as_u64().unwrap();
+                all += v["cache_read_input_tokens"].as_u64().unwrap()
+                    + v["input_tokens"].as_u64().unwrap();
+            }
+        }
+        assert!(
+            read * 2 > all,
+            "{p} official={official}: {read}/{all} read from cache"
+        );
         if p == "responses" {
             // Every tool call of every turn was sent back with its reasoning item.
             let input = reqs[19]["body"]["input"].as_array().unwrap();
