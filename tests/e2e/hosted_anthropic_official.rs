@@ -25,11 +25,13 @@ fn run_official(env: &Env, off: &Official, args: &[&str]) -> std::process::Outpu
 /// resumed in a new process, with 0 rule violations (a refused request fails the turn, and
 /// every recorded request is checked to have reached api.anthropic.com with its key).
 #[test]
-fn every_family_runs_ten_tool_loop_turns_and_a_resume_at_the_official_host() {
+fn every_family_runs_ten_tool_loop_turns_a_resume_and_a_text_turn_at_the_official_host() {
     for model in FAMILIES {
         let env = Env::new();
         std::fs::write(env.cwd.join("notes.txt"), "hello\n").unwrap();
-        let script: Value = serde_json::from_str(&strict_script(11)).unwrap();
+        let mut script: Value = serde_json::from_str(&strict_script(11)).unwrap();
+        let steps = script["steps"].as_array_mut().unwrap();
+        steps.push(json!({"thinking": "Easy.", "text": "Plain hello."}));
         let off = Official::start(&script["steps"].to_string());
         let mut args = vec!["--session", "ten"];
         if model != "claude-sonnet-5-5" {
@@ -48,8 +50,39 @@ fn every_family_runs_ten_tool_loop_turns_and_a_resume_at_the_official_host() {
         resumed.push("question 10");
         let o = run_official(&env, &off, &resumed);
         assert_all_accepted(&o, &format!("{model} resumed"));
+        // The 10-turn session (and its resume) read at least 90 % of their input from
+        // the (simulated) prompt cache: issue 32's bar.
+        let (mut read, mut all) = (0u64, 0u64);
+        for l in env.read("ten", "events.jsonl").lines() {
+            let v: Value = serde_json::from_str(l).unwrap();
+            if v["type"] == "usage" && v["kind"] == "agent" {
+                let n = |k: &str| v[k].as_u64().unwrap();
+                read += n("cache_read_input_tokens");
+                all += n("cache_read_input_tokens")
+                    + n("cache_creation_input_tokens")
+                    + n("input_tokens");
+            }
+        }
+        // Haiku 4.5 caches nothing shorter than 4096 tokens, about this test's whole
+        // prompt (about 4,400 tokens a call): its early calls cannot be cached at all.
+        let bar = if model == "claude-haiku-4-5" {
+            0.6
+        } else {
+            0.9
+        };
+        let share = read as f64 / all as f64;
+        assert!(
+            share >= bar,
+            "{model}: cache share {share:.3} ({read}/{all})"
+        );
+        // And a plain text turn.
+        let mut text = args.clone();
+        text.push("hello");
+        let o = run_official(&env, &off, &text);
+        assert_all_accepted(&o, &format!("{model} text turn"));
+        assert!(stdout(&o).contains("Plain hello."), "{model}");
         let reqs = off.mock.requests();
-        assert_eq!(reqs.len(), 22, "{model}");
+        assert_eq!(reqs.len(), 23, "{model}");
         for r in &reqs {
             assert_eq!(r["headers"]["host"], "api.anthropic.com", "{model}");
             assert_eq!(r["path"], "/v1/messages", "{model}");
@@ -79,7 +112,7 @@ fn every_family_runs_ten_tool_loop_turns_and_a_resume_at_the_official_host() {
         assert_eq!(a["content"][0]["type"], "thinking", "{model}");
         assert!(a["content"][0]["signature"].is_string(), "{model}");
         let conv = env.read("ten", "conversation.jsonl");
-        assert_eq!(conv.lines().count(), 44, "{model}");
+        assert_eq!(conv.lines().count(), 46, "{model}");
     }
 }
 
