@@ -87,7 +87,7 @@ pub fn run_with(
     if cfg.verbose {
         if omit != Omit::NONE {
             verbose_note(&format!(
-                "{url} refused an optional field earlier in this run: sending without it ({omit:?})"
+                "{url} refused an optional field earlier in this run: sending {omit}"
             ));
         }
         verbose_body(&body);
@@ -133,7 +133,7 @@ pub fn run_with(
                 remember(&url, omit);
                 if cfg.verbose {
                     verbose_note(&format!(
-                        "{url} does not support an optional field ({}); retrying without it ({omit:?}) for the rest of this run",
+                        "{url} does not support an optional field ({}); retrying {omit} for the rest of this run",
                         redact(&msg, &cfg.api_key)
                     ));
                 }

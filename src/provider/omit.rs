@@ -72,6 +72,29 @@ impl Omit {
     }
 }
 
+/// What is left out, in words (`-v`): e.g. `without effort, thinking`.
+impl std::fmt::Display for Omit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if self.lean {
+            parts.push("any reasoning field");
+        }
+        if self.thinking && !self.lean {
+            parts.push("thinking");
+        }
+        if self.effort && !self.lean {
+            parts.push("effort");
+        }
+        if self.stream_options {
+            parts.push("stream_options");
+        }
+        if self.max_tokens {
+            parts.push("max_tokens (sent as max_completion_tokens)");
+        }
+        write!(f, "without {}", parts.join(", "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
