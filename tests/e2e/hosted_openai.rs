@@ -210,6 +210,8 @@ fn each_key_goes_only_to_its_own_host() {
         ("OPENAI_API_KEY", OPENAI_KEY),
         ("DEEPSEEK_API_KEY", DEEPSEEK_KEY),
     ];
+    // The first case is the claude default at api.anthropic.com, which the harness's
+    // strict mock checks with the Anthropic rules (BASH_AGENT_MOCK_STRICT).
     let cases: [(&[&str], &str, &str, &str); 6] = [
         (&[], "api.anthropic.com", "/v1/messages", ANTHROPIC_KEY),
         (
