@@ -6,6 +6,7 @@ pub mod server;
 pub mod strict_anthropic;
 pub mod strict_cache;
 pub mod strict_openai;
+pub mod strict_prefix;
 mod strict_rules;
 pub mod wire;
 

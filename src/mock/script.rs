@@ -65,6 +65,10 @@ pub struct Step {
     pub stop: Option<String>,
     #[serde(default)]
     pub usage: Option<StepUsage>,
+    /// Report usage in DeepSeek's words (`prompt_cache_hit_tokens` / `_miss_tokens`); set
+    /// by the strict server for a DeepSeek model, never by a script.
+    #[serde(skip)]
+    pub deepseek_usage: bool,
     /// Split text, thinking and tool arguments into deltas of this many characters.
     #[serde(default)]
     pub chunk: Option<usize>,

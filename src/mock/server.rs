@@ -21,8 +21,15 @@ pub struct Server {
 
 struct State {
     script: Script,
-    /// Strict Anthropic mode (`"strict": "anthropic"` in the script).
+    /// Strict Anthropic mode: `"strict": "anthropic"` in the script (every Anthropic-wire
+    /// request), or `BASH_AGENT_MOCK_STRICT` (every Anthropic-wire request except
+    /// DeepSeek's `/anthropic/v1/messages`, whose models are not Anthropic's).
     strict_anthropic: Option<super::strict_anthropic::Strict>,
+    /// The script asked for strict Anthropic mode itself.
+    anthropic_by_script: bool,
+    /// Models the script declares beyond the table (`"models": [rows]`, the table's row
+    /// shape): a release the agent's table does not know yet, for the strict modes.
+    extra_models: Vec<crate::provider::models::ModelInfo>,
     record: Option<PathBuf>,
     record_lock: Mutex<()>,
     stop: AtomicBool,
@@ -30,6 +37,8 @@ struct State {
     connections: AtomicUsize,
     /// `BASH_AGENT_MOCK_STRICT` set: refuse what the real servers refuse (strict_openai.rs).
     strict: bool,
+    /// Strict mode's OpenAI/DeepSeek prompt cache (`strict_prefix.rs`).
+    prefix_cache: super::strict_prefix::PrefixCache,
 }
 
 impl Server {
@@ -39,15 +48,23 @@ impl Server {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .map_err(|e| anyhow::anyhow!("mock server: cannot listen on port {port}: {e}"))?;
         let port = listener.local_addr()?.port();
+        let strict = std::env::var_os("BASH_AGENT_MOCK_STRICT").is_some_and(|v| !v.is_empty());
+        let by_script = super::strict_anthropic::Strict::from_script(script_json);
+        let anthropic_by_script = by_script.is_some();
+        let extra_models = super::strict_anthropic::extra_models(script_json);
+        let strict_anthropic = by_script.or_else(|| strict.then(Default::default));
         let state = Arc::new(State {
             script,
-            strict_anthropic: super::strict_anthropic::Strict::from_script(script_json),
+            strict_anthropic,
+            anthropic_by_script,
+            extra_models,
             record: record.map(Path::to_path_buf),
             record_lock: Mutex::new(()),
             stop: AtomicBool::new(false),
             requests: AtomicUsize::new(0),
             connections: AtomicUsize::new(0),
-            strict: std::env::var_os("BASH_AGENT_MOCK_STRICT").is_some_and(|v| !v.is_empty()),
+            strict,
+            prefix_cache: Default::default(),
         });
         let st = state.clone();
         std::thread::Builder::new()
@@ -257,19 +274,25 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     let body_text = String::from_utf8_lossy(&req.body);
     if st.strict {
         let host = req.header("host").unwrap_or("");
-        if let Some((status, msg)) = super::strict_openai::check(wire, host, &req.path, &body_text)
+        if let Some((status, msg)) =
+            super::strict_openai::check(wire, host, &req.path, &body_text, &st.extra_models)
         {
             return simple(out, status, &wire.error_body(status, &msg), None);
         }
     }
+    let deepseek = req
+        .header("host")
+        .is_some_and(|h| h.to_ascii_lowercase().starts_with("api.deepseek.com"));
     let strict = match (&st.strict_anthropic, wire) {
-        (Some(s), Wire::Anthropic) => match s.check(&body_text) {
-            Ok(c) => Some((s, c)),
-            Err(r) => return simple(out, r.status, &r.body(), None),
-        },
+        (Some(s), Wire::Anthropic) if st.anthropic_by_script || !deepseek => {
+            match s.check(&body_text, &st.extra_models) {
+                Ok(c) => Some((s, c)),
+                Err(r) => return simple(out, r.status, &r.body(), None),
+            }
+        }
         _ => None,
     };
-    let Some(step) = st.script.take(&body_text) else {
+    let Some(mut step) = st.script.take(&body_text) else {
         let body = wire.error_body(500, "mock: no script step left for this request");
         return simple(out, 500, &body, None);
     };
@@ -281,6 +304,9 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     if let Some(status) = step.status {
         let msg = step.message.as_deref().unwrap_or("mock fault");
         return simple(out, status, &wire.error_body(status, msg), step.retry_after);
+    }
+    if st.strict && wire != Wire::Anthropic && step.usage.is_none() {
+        prefix_usage(st, wire, &body_text, &mut step);
     }
     if step.head_delay_ms > 0 {
         std::thread::sleep(Duration::from_millis(step.head_delay_ms));
@@ -316,6 +342,32 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     }
     out.write_all(b"0\r\n\r\n")?;
     out.flush()
+}
+
+/// Strict mode's usage for an OpenAI-wire answer: the prompt-cache simulation's counts,
+/// in DeepSeek's words for a DeepSeek model (its 64-token units), else OpenAI's (128).
+fn prefix_usage(st: &State, wire: Wire, body: &str, step: &mut super::script::Step) {
+    use crate::provider::models::{self, Vendor};
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        return;
+    };
+    let model = v["model"].as_str().unwrap_or("");
+    let deepseek = models::lookup(model).is_some_and(|m| m.vendor == Vendor::DeepSeek);
+    let (unit, min) = if deepseek { (64, 64) } else { (128, 1024) };
+    let u = st.prefix_cache.usage(&v, unit, min);
+    let out_bytes = step.text.as_deref().map_or(0, str::len)
+        + step.thinking.as_deref().map_or(0, str::len)
+        + (0..step.tool_calls.len())
+            .map(|i| step.args(i).len())
+            .sum::<usize>();
+    step.usage = Some(super::script::StepUsage {
+        input: u.prompt - u.cached,
+        output: (out_bytes as u64).div_ceil(4).max(1),
+        cache_read: u.cached,
+        cache_creation: 0,
+    });
+    // DeepSeek's cache fields are its chat API's.
+    step.deepseek_usage = deepseek && wire == Wire::OpenAi;
 }
 
 fn simple(

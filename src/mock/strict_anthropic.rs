@@ -18,6 +18,7 @@ use super::strict_rules::{
     content, current_loop_start, known_model, messages,
 };
 use super::wire::{pieces, Frame};
+use crate::provider::models::ModelInfo;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -82,12 +83,16 @@ impl Strict {
         (v.get("strict")?.as_str()? == "anthropic").then(Strict::default)
     }
 
-    /// Check one request body against the rules.
-    pub fn check(&self, body: &str) -> Result<Checked, Refusal> {
+    /// Check one request body against the rules; `extra` are models the script declares
+    /// beyond the table ([`extra_models`]).
+    pub fn check(&self, body: &str, extra: &[ModelInfo]) -> Result<Checked, Refusal> {
         let v: Value = serde_json::from_str(body)
             .map_err(|e| Refusal::bad(format!("There was an error parsing the body: {e}")))?;
         let model = v["model"].as_str().unwrap_or("").to_string();
-        let row = known_model(&model)?;
+        let row = match extra.iter().find(|m| m.id == model) {
+            Some(m) => m,
+            None => known_model(&model)?,
+        };
         let max_tokens = v["max_tokens"]
             .as_u64()
             .ok_or_else(|| Refusal::bad("max_tokens: Field required"))?;
@@ -297,6 +302,17 @@ impl Strict {
         }
         super::wire::with_delays(f, step.delay_ms)
     }
+}
+
+/// The models a script declares beyond the table (`"models": [rows]` in the object form,
+/// each a row of `assets/models.json`): a new release the agent does not know, whose
+/// rules the strict modes then enforce by exact id.
+pub fn extra_models(script_json: &str) -> Vec<ModelInfo> {
+    serde_json::from_str::<Value>(script_json)
+        .ok()
+        .and_then(|v| v.get("models").cloned())
+        .and_then(|m| serde_json::from_value(m).ok())
+        .unwrap_or_default()
 }
 
 fn sse(name: &str, data: Value) -> Frame {

@@ -16,7 +16,7 @@ fn body(model: &str, extra: Value) -> Value {
 }
 
 fn refusal(s: &Strict, b: &Value) -> Refusal {
-    s.check(&b.to_string()).unwrap_err()
+    s.check(&b.to_string(), &[]).unwrap_err()
 }
 
 fn step(json: &str) -> Step {
@@ -82,7 +82,7 @@ fn unknown_or_retired_model_is_404_not_found() {
         assert_eq!(r.message, format!("model: {m}"));
     }
     assert!(s
-        .check(&body("claude-sonnet-5-5", json!({})).to_string())
+        .check(&body("claude-sonnet-5-5", json!({})).to_string(), &[])
         .is_ok());
 }
 
@@ -161,7 +161,10 @@ fn enabled_thinking_needs_a_budget_below_max_tokens() {
         .message
         .starts_with("`max_tokens` must be greater than `thinking.budget_tokens`"));
     assert!(s
-        .check(&t(json!({"type":"enabled","budget_tokens":16000})).to_string())
+        .check(
+            &t(json!({"type":"enabled","budget_tokens":16000})).to_string(),
+            &[]
+        )
         .is_ok());
 }
 
@@ -263,7 +266,7 @@ fn tool_result_must_follow_tool_use() {
 /// A tool loop against the strict server: what the server streamed goes back as it came.
 fn tool_loop(s: &Strict, model: &str, thinking: Value) -> (Value, Vec<Value>) {
     let first = body(model, json!({"thinking": thinking}));
-    let c = s.check(&first.to_string()).unwrap();
+    let c = s.check(&first.to_string(), &[]).unwrap();
     assert!(c.thinking);
     let st = step(
         r#"{"thinking":"let me look","redacted_thinking":true,"tool_calls":[{"name":"Read","id":"toolu_1","input":{"path":"a"}}]}"#,
@@ -289,7 +292,7 @@ fn tool_loop_assistant_message_must_start_with_its_signed_thinking() {
         "claude-sonnet-4-6",
         json!({"thinking": thinking, "messages": msgs}),
     );
-    s.check(&ok.to_string()).unwrap();
+    s.check(&ok.to_string(), &[]).unwrap();
     // Thinking dropped: the API's refusal.
     let mut stripped = msgs.clone();
     stripped[1]["content"] = json!([a["content"][2]]);
@@ -317,7 +320,7 @@ fn tool_loop_assistant_message_must_start_with_its_signed_thinking() {
         "claude-sonnet-4-6",
         json!({"thinking": thinking, "messages": later}),
     );
-    s.check(&ok.to_string()).unwrap();
+    s.check(&ok.to_string(), &[]).unwrap();
 }
 
 #[test]
@@ -339,14 +342,14 @@ fn a_modified_thinking_block_is_400_invalid_signature() {
 fn no_thinking_is_streamed_when_the_request_turned_it_off() {
     let s = strict();
     let c = s
-        .check(&body("claude-sonnet-5-5", json!({})).to_string())
+        .check(&body("claude-sonnet-5-5", json!({})).to_string(), &[])
         .unwrap();
     assert!(!c.thinking);
     let a = assistant_from(&s.frames(&step(r#"{"thinking":"t","text":"hi"}"#), &c));
     assert_eq!(a["content"].as_array().unwrap().len(), 1);
     // Opus 5.5 thinks adaptively without a thinking field.
     let c = s
-        .check(&body("claude-opus-5-5", json!({})).to_string())
+        .check(&body("claude-opus-5-5", json!({})).to_string(), &[])
         .unwrap();
     assert!(c.thinking);
 }
@@ -360,11 +363,11 @@ fn usage_reports_the_cache_simulation() {
         "claude-sonnet-5-5",
         json!({"system":[{"type":"text","text":sys,"cache_control":m}]}),
     );
-    let u1 = s.check(&b.to_string()).unwrap().usage;
+    let u1 = s.check(&b.to_string(), &[]).unwrap().usage;
     assert!(u1.creation >= 2000 && u1.read == 0, "{u1:?}");
-    let u2 = s.check(&b.to_string()).unwrap().usage;
+    let u2 = s.check(&b.to_string(), &[]).unwrap().usage;
     assert_eq!((u2.read, u2.creation), (u1.creation, 0));
-    let c = s.check(&b.to_string()).unwrap();
+    let c = s.check(&b.to_string(), &[]).unwrap();
     let ev = events(&s.frames(&step(r#"{"text":"hi"}"#), &c));
     assert_eq!(
         ev[0]["message"]["usage"]["cache_read_input_tokens"],
@@ -376,11 +379,27 @@ fn usage_reports_the_cache_simulation() {
 fn faults_apply_in_strict_mode_too() {
     let s = strict();
     let c = s
-        .check(&body("claude-sonnet-5-5", json!({})).to_string())
+        .check(&body("claude-sonnet-5-5", json!({})).to_string(), &[])
         .unwrap();
     let ev = events(&s.frames(&step(r#"{"sse_error":true}"#), &c));
     assert_eq!(ev.last().unwrap()["error"]["type"], "overloaded_error");
     let f = s.frames(&step(r#"{"text":"a","delay_ms":5,"cut":true}"#), &c);
     assert!(f.contains(&Frame::Pause(5)));
     assert!(!events(&f).iter().any(|e| e["type"] == "message_stop"));
+}
+
+#[test]
+fn extra_members_on_a_thinking_block_are_400_extra_inputs() {
+    let b = body(
+        "claude-sonnet-5-5",
+        json!({"messages":[
+        {"role":"user","content":"hi"},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"S","responses_reasoning":{"host":"api.openai.com","items":[]}},{"type":"text","text":"ok"}]},
+        {"role":"user","content":"more"}]}),
+    );
+    let r = refusal(&strict(), &b);
+    assert_eq!(
+        r.message,
+        "messages.1.content.0.thinking.responses_reasoning: Extra inputs are not permitted"
+    );
 }

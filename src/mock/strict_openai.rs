@@ -102,7 +102,13 @@ fn message_fields(role: &str) -> &'static [&'static str] {
 }
 
 /// The refusal for a request, `None` when a real server would take it.
-pub fn check(wire: Wire, host: &str, path: &str, body: &str) -> Option<Refusal> {
+pub fn check(
+    wire: Wire,
+    host: &str,
+    path: &str,
+    body: &str,
+    extra: &[models::ModelInfo],
+) -> Option<Refusal> {
     let host = host
         .rsplit_once(':')
         .map_or(host, |(h, _)| h)
@@ -138,9 +144,9 @@ pub fn check(wire: Wire, host: &str, path: &str, body: &str) -> Option<Refusal> 
     };
     let o = v.as_object()?;
     match (wire, host.as_str()) {
-        (Wire::OpenAi, "api.openai.com") => openai_chat(o).or_else(|| chat_structure(o)),
+        (Wire::OpenAi, "api.openai.com") => openai_chat(o, extra).or_else(|| chat_structure(o)),
         (Wire::Responses, "api.openai.com") => {
-            openai_responses(o).or_else(|| responses_structure(o))
+            openai_responses(o, extra).or_else(|| responses_structure(o))
         }
         (Wire::OpenAi, "api.deepseek.com") => deepseek_chat(o).or_else(|| chat_structure(o)),
         (Wire::Responses, "api.deepseek.com") => {
@@ -156,8 +162,17 @@ fn str_of<'a>(o: &'a Map<String, Value>, k: &str) -> &'a str {
     o.get(k).and_then(Value::as_str).unwrap_or("")
 }
 
-fn openai_model(o: &Map<String, Value>) -> Result<&'static models::ModelInfo, Refusal> {
+fn openai_model<'a>(
+    o: &Map<String, Value>,
+    extra: &'a [models::ModelInfo],
+) -> Result<&'a models::ModelInfo, Refusal> {
     let m = str_of(o, "model");
+    if let Some(x) = extra
+        .iter()
+        .find(|x| x.id == m && x.vendor == Vendor::OpenAi)
+    {
+        return Ok(x);
+    }
     match models::lookup(m) {
         Some(info) if info.vendor == Vendor::OpenAi && !info.is_retired() => Ok(info),
         _ => Err((
@@ -181,11 +196,11 @@ fn unsupported_value(param: &str, v: &str, accepted: &[String]) -> Refusal {
 /// OpenAI chat rules: documented fields only; `max_tokens` refused by reasoning models;
 /// `reasoning_effort` only on models that reason, with a value they accept; no message
 /// fields OpenAI does not define (`reasoning_content` is DeepSeek's).
-fn openai_chat(o: &Map<String, Value>) -> Option<Refusal> {
+fn openai_chat(o: &Map<String, Value>, extra: &[models::ModelInfo]) -> Option<Refusal> {
     if let Some(k) = o.keys().find(|k| !CHAT_FIELDS.contains(&k.as_str())) {
         return Some((400, format!("Unrecognized request argument supplied: {k}")));
     }
-    let info = match openai_model(o) {
+    let info = match openai_model(o, extra) {
         Ok(i) => i,
         Err(r) => return Some(r),
     };
@@ -259,11 +274,11 @@ fn chat_structure(o: &Map<String, Value>) -> Option<Refusal> {
 /// with an accepted effort; encrypted reasoning only without storage; with `store:false` a
 /// reasoning model's function calls come back with their reasoning items (encrypted
 /// content included), as the stateless mode requires.
-fn openai_responses(o: &Map<String, Value>) -> Option<Refusal> {
+fn openai_responses(o: &Map<String, Value>, extra: &[models::ModelInfo]) -> Option<Refusal> {
     if let Some(k) = o.keys().find(|k| !RESPONSES_FIELDS.contains(&k.as_str())) {
         return Some((400, format!("Unknown parameter: '{k}'.")));
     }
-    let info = match openai_model(o) {
+    let info = match openai_model(o, extra) {
         Ok(i) => i,
         Err(r) => return Some(r),
     };

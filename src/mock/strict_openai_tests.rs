@@ -6,7 +6,7 @@ const OAI: &str = "api.openai.com";
 const DS: &str = "api.deepseek.com";
 
 fn refused(wire: Wire, host: &str, path: &str, body: Value) -> Option<(u16, String)> {
-    check(wire, host, path, &body.to_string())
+    check(wire, host, path, &body.to_string(), &[])
 }
 
 fn chat(body: Value) -> Option<(u16, String)> {

@@ -157,8 +157,9 @@ pub(super) fn check_blocks(v: &Value) -> Result<(), Refusal> {
                 "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
             )));
         }
-        for b in content(m) {
+        for (j, b) in content(m).iter().enumerate() {
             count(b);
+            check_members(i, j, b)?;
             if b["type"] == "text" && b["text"].as_str().unwrap_or("").is_empty() {
                 return Err(Refusal::bad(
                     "messages: text content blocks must be non-empty",
@@ -177,6 +178,26 @@ pub(super) fn check_blocks(v: &Value) -> Result<(), Refusal> {
         )));
     }
     Ok(())
+}
+
+/// Rule: a thinking block has `type`, `thinking` and `signature`, a redacted_thinking
+/// block `type` and `data`; the API refuses any other member (pydantic's words).
+fn check_members(i: usize, j: usize, b: &Value) -> Result<(), Refusal> {
+    let ty = b["type"].as_str().unwrap_or("");
+    let allowed: &[&str] = match ty {
+        "thinking" => &["type", "thinking", "signature"],
+        "redacted_thinking" => &["type", "data"],
+        _ => return Ok(()),
+    };
+    let extra = b
+        .as_object()
+        .and_then(|o| o.keys().find(|k| !allowed.contains(&k.as_str())));
+    match extra {
+        Some(k) => Err(Refusal::bad(format!(
+            "messages.{i}.content.{j}.{ty}.{k}: Extra inputs are not permitted"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Rules: every tool_use has its tool_result in the next message, and every tool_result

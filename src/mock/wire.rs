@@ -174,6 +174,11 @@ fn anthropic(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
 
 fn openai(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
     let u = step.usage();
+    let usage = if step.deepseek_usage {
+        json!({"prompt_tokens":u.input + u.cache_read,"completion_tokens":u.output,"total_tokens":u.input + u.cache_read + u.output,"prompt_cache_hit_tokens":u.cache_read,"prompt_cache_miss_tokens":u.input})
+    } else {
+        json!({"prompt_tokens":u.input + u.cache_read,"completion_tokens":u.output,"total_tokens":u.input + u.cache_read + u.output,"prompt_tokens_details":{"cached_tokens":u.cache_read}})
+    };
     let chunk = |delta: Value, finish: Value| {
         sse(
             None,
@@ -218,7 +223,7 @@ fn openai(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
         chunk(json!({}), json!(finish)),
         sse(
             None,
-            &json!({"id":"chatcmpl-mock","object":"chat.completion.chunk","created":0,"model":"mock","choices":[],"usage":{"prompt_tokens":u.input + u.cache_read,"completion_tokens":u.output,"total_tokens":u.input + u.cache_read + u.output,"prompt_tokens_details":{"cached_tokens":u.cache_read}}}),
+            &json!({"id":"chatcmpl-mock","object":"chat.completion.chunk","created":0,"model":"mock","choices":[],"usage":usage}),
         ),
         Frame::Sse("data: [DONE]\n\n".into()),
     ];

@@ -20,8 +20,12 @@ pub(crate) enum Outcome {
         after: Option<Duration>,
     },
     Fatal(String),
-    /// HTTP 400 naming an optional parameter the server does not know.
-    Unsupported(String),
+    /// HTTP 400 naming an optional parameter the server does not know: the message for
+    /// the user, and the server's own words (which name the field).
+    Unsupported {
+        msg: String,
+        server: String,
+    },
 }
 
 /// Bytes of one attempt, for a usage estimate when the server reports none.

@@ -3,6 +3,7 @@
 //! The canonical body is the Claude Messages shape; OpenAI chat and Responses bodies are
 //! converted from the same inputs (conversation lines, system prompt, tools.json).
 pub(crate) use super::blocks::*;
+pub use super::omit::Omit;
 use super::outgoing::Body;
 use super::{ProviderConfig, ProviderKind, Request};
 use crate::options::{Effort, Thinking};
@@ -17,10 +18,31 @@ pub fn build_body(kind: ProviderKind, cfg: &ProviderConfig, req: &Request) -> St
 /// The body for `kind` as parts: the stored lines a provider sends unchanged are borrowed
 /// from the request, so a long session's body is never copied whole (see `outgoing.rs`).
 pub fn build_parts<'a>(kind: ProviderKind, cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
+    build_parts_omitting(kind, cfg, req, Omit::NONE)
+}
+
+/// [`build_parts`] without the optional fields in `omit` (a server refused them by name:
+/// `omit.rs`).
+pub fn build_parts_omitting<'a>(
+    kind: ProviderKind,
+    cfg: &ProviderConfig,
+    req: &Request<'a>,
+    omit: Omit,
+) -> Body<'a> {
+    let lean;
+    let req = if omit.lean {
+        lean = Request {
+            disable_thinking: true,
+            ..req.clone()
+        };
+        &lean
+    } else {
+        req
+    };
     match kind {
-        ProviderKind::Claude => claude_parts(cfg, req),
-        ProviderKind::OpenAi => super::openai::build_parts(cfg, req),
-        ProviderKind::Responses => super::responses::build_parts(cfg, req),
+        ProviderKind::Claude => claude_parts_omitting(cfg, req, omit),
+        ProviderKind::OpenAi => super::openai::build_parts_omitting(cfg, req, omit),
+        ProviderKind::Responses => super::responses::build_parts_omitting(cfg, req, omit),
     }
 }
 
@@ -81,6 +103,10 @@ pub fn claude_body(cfg: &ProviderConfig, req: &Request) -> String {
 /// the assistant lines the strict rules clean and the lines that carry a cache
 /// breakpoint (`claude_wire.rs` says which servers get either).
 pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
+    claude_parts_omitting(cfg, req, Omit::NONE)
+}
+
+fn claude_parts_omitting<'a>(cfg: &ProviderConfig, req: &Request<'a>, omit: Omit) -> Body<'a> {
     use super::claude_wire as cw;
     let grade = cw::anthropic_grade(cfg, req);
     let mut b = Body::new();
@@ -109,7 +135,10 @@ pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
             continue;
         }
         if !grade {
-            b.push(l);
+            match cw::foreign_extras_stripped(l) {
+                Some(o) => b.push(o),
+                None => b.push(l),
+            }
             continue;
         }
         match cw::strict_assistant(l) {
@@ -124,7 +153,14 @@ pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
     let mut t = String::with_capacity(256);
     t.push_str("],\"model\":");
     push_str(&mut t, &cfg.model);
-    let r = cw::reasoning(cfg, req, grade);
+    let mut r = cw::reasoning(cfg, req, grade);
+    if omit.effort {
+        r.effort = None;
+    }
+    if omit.thinking {
+        r.thinking = None;
+        r.budget = None;
+    }
     if let Some(e) = r.effort {
         t.push_str(",\"output_config\":{\"effort\":");
         push_str(&mut t, e);
@@ -164,7 +200,10 @@ pub fn claude_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
 pub fn claude_message(line: &str, strict: bool) -> Cow<'_, str> {
     use super::claude_wire::{strict_assistant, Cleaned, ASSISTANT_HEAD};
     if !strict {
-        return Cow::Borrowed(line);
+        return match super::claude_wire::foreign_extras_stripped(line) {
+            Some(o) => Cow::Owned(o),
+            None => Cow::Borrowed(line),
+        };
     }
     match strict_assistant(line) {
         Cleaned::Same => Cow::Borrowed(line),

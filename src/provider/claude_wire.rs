@@ -176,6 +176,7 @@ pub fn strict_assistant_line(line: &str) -> Option<String> {
     let mut v: Value = serde_json::from_str(line).ok()?;
     let blocks = v.get_mut("content")?.as_array_mut()?;
     let before = blocks.len();
+    let stripped = strip_reasoning_extras(blocks);
     blocks.retain(|b| match b.get("type").and_then(Value::as_str) {
         Some("thinking") => b
             .get("signature")
@@ -188,13 +189,55 @@ pub fn strict_assistant_line(line: &str) -> Option<String> {
             .is_empty(),
         _ => true,
     });
-    if blocks.len() == before {
+    if blocks.len() == before && !stripped {
         return None;
     }
     if blocks.is_empty() {
         blocks.push(json!({"type": "text", "text": "(no text)"}));
     }
     Some(v.to_string())
+}
+
+/// The members a reasoning block has in the Messages API; anything else on one (the
+/// Responses items another provider's call stored there, `reasoning_items.rs`) is this
+/// agent's own and never sent to a Claude-compatible server, which refuses extra inputs.
+fn api_member(block_type: &str, key: &str) -> bool {
+    match block_type {
+        "thinking" => matches!(key, "type" | "thinking" | "signature"),
+        "redacted_thinking" => matches!(key, "type" | "data"),
+        _ => true,
+    }
+}
+
+/// Drop the members the API does not define from the thinking and redacted_thinking
+/// blocks; whether any went.
+fn strip_reasoning_extras(blocks: &mut [Value]) -> bool {
+    let mut changed = false;
+    for b in blocks.iter_mut() {
+        let Some(o) = b.as_object_mut() else { continue };
+        let ty = o
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let n = o.len();
+        o.retain(|k, _| api_member(&ty, k));
+        changed |= o.len() != n;
+    }
+    changed
+}
+
+/// A stored line for a server that gets the stored bytes (not Anthropic-grade): as
+/// stored, unless a thinking block carries another provider's extra members (a session
+/// that moved from `-p responses`), which are cut out. `None`: send it as stored. Only
+/// lines holding the key are parsed, so the common line keeps its bytes.
+pub fn foreign_extras_stripped(line: &str) -> Option<String> {
+    if !line.contains(super::reasoning_items::KEY) {
+        return None;
+    }
+    let mut v: Value = serde_json::from_str(line).ok()?;
+    let blocks = v.get_mut("content")?.as_array_mut()?;
+    strip_reasoning_extras(blocks).then(|| v.to_string())
 }
 
 /// How far back from the end (and from the last assistant line) a markable line is looked
@@ -467,5 +510,42 @@ mod tests {
             tools_with_breakpoint(r#"[{"name":"A"},{"name":"B"}]"#).unwrap(),
             r#"[{"name":"A"},{"name":"B","cache_control":{"type":"ephemeral"}}]"#
         );
+    }
+}
+
+#[cfg(test)]
+mod extras_tests {
+    use super::*;
+
+    const FROM_RESPONSES: &str = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"plan","responses_reasoning":{"host":"api.openai.com","items":[{"type":"reasoning","id":"rs_1","encrypted_content":"gAAA"}]}},{"type":"text","text":"ok"}]}"#;
+
+    #[test]
+    fn responses_items_never_reach_a_claude_server_of_either_grade() {
+        // Stored bytes path (a local server): the key goes, the unsigned thinking stays.
+        assert_eq!(
+            foreign_extras_stripped(FROM_RESPONSES).unwrap(),
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"plan"},{"type":"text","text":"ok"}]}"#
+        );
+        assert_eq!(
+            foreign_extras_stripped(
+                r#"{"role":"assistant","content":[{"type":"text","text":"x"}]}"#
+            ),
+            None
+        );
+        // Anthropic grade: a signed block that also carries items keeps only its members.
+        let signed = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"plan","signature":"S1","responses_reasoning":{"host":"api.openai.com","items":[]}},{"type":"tool_use","id":"t","name":"Read","input":{}}]}"#;
+        let out = match strict_assistant(signed) {
+            Cleaned::Owned(o) => o,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            out,
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"plan","signature":"S1"},{"type":"tool_use","id":"t","name":"Read","input":{}}]}"#
+        );
+        assert!(!claude_message_text(FROM_RESPONSES).contains("responses_reasoning"));
+    }
+
+    fn claude_message_text(l: &str) -> String {
+        crate::provider::body::claude_message(l, false).into_owned()
     }
 }

@@ -7,7 +7,9 @@ use super::ProviderKind;
 use std::time::Duration;
 
 /// Fields a server may reject without the request losing its meaning.
-const OPTIONAL_FIELDS: [&str; 7] = [
+/// (`max_completion_tokens`: OpenAI's "Use 'max_completion_tokens' instead" of a
+/// reasoning model the table does not know, renamed on the retry.)
+const OPTIONAL_FIELDS: [&str; 8] = [
     "thinking",
     "effort",
     "budget_tokens",
@@ -15,6 +17,7 @@ const OPTIONAL_FIELDS: [&str; 7] = [
     "reasoning",
     "output_config",
     "stream_options",
+    "max_completion_tokens",
 ];
 
 /// A 400 whose message names one of the optional fields as unsupported or unknown
@@ -59,7 +62,10 @@ pub(crate) fn status_outcome(
     }
     let msg = format!("HTTP {code}: {server} ({ctx})");
     if code == 400 && names_unsupported_param(body) {
-        return Outcome::Unsupported(msg);
+        return Outcome::Unsupported {
+            msg,
+            server: server.to_string(),
+        };
     }
     if retryable_status(code) {
         Outcome::Retry {

@@ -135,6 +135,7 @@ pub mod http;
 pub mod image;
 pub mod models;
 pub mod norm;
+pub mod omit;
 pub mod openai;
 pub mod outgoing;
 pub mod reasoning_items;

@@ -82,14 +82,35 @@ fn chat_fields(cfg: &ProviderConfig, req: &Request) -> ChatFields {
 /// [`build_body`] as parts: the fields, then each converted message ([`convert_message`],
 /// the per-message hook), then the closing brackets.
 pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
-    let f = chat_fields(cfg, req);
+    build_parts_omitting(cfg, req, super::omit::Omit::NONE)
+}
+
+/// [`build_parts`] without the fields a server refused by name (`omit.rs`).
+pub fn build_parts_omitting<'a>(
+    cfg: &ProviderConfig,
+    req: &Request<'a>,
+    omit: super::omit::Omit,
+) -> Body<'a> {
+    let mut f = chat_fields(cfg, req);
+    if omit.thinking {
+        f.thinking = None;
+    }
+    if omit.effort {
+        f.effort = None;
+    }
+    if omit.max_tokens {
+        f.max_key = "max_completion_tokens";
+    }
     let mut b = String::from("{\"model\":");
     push_str(&mut b, &cfg.model);
     b.push_str(",\"");
     b.push_str(f.max_key);
     b.push_str("\":");
     b.push_str(&cfg.max_tokens.to_string());
-    b.push_str(",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+    b.push_str(",\"stream\":true");
+    if !omit.stream_options {
+        b.push_str(",\"stream_options\":{\"include_usage\":true}");
+    }
     if let Some(t) = f.thinking {
         b.push_str(",\"thinking\":{\"type\":");
         push_str(&mut b, t);
@@ -307,7 +328,10 @@ impl super::norm::Normaliser for Normaliser {
             let prompt = num(u, &["prompt_tokens"]);
             let mut cached = num(u, &["prompt_tokens_details", "cached_tokens"]);
             if cached == 0 {
-                cached = num(u, &["cached_tokens"]).max(num(u, &["cache_read_input_tokens"]));
+                // DeepSeek: prompt_cache_hit_tokens (its misses are the rest of the prompt).
+                cached = num(u, &["cached_tokens"])
+                    .max(num(u, &["cache_read_input_tokens"]))
+                    .max(num(u, &["prompt_cache_hit_tokens"]));
             }
             self.usage.output = num(u, &["completion_tokens"]);
             self.usage.cache_read = cached;

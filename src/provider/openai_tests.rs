@@ -150,3 +150,20 @@ fn done_without_finish_reason_is_interrupted() {
         ))
     );
 }
+
+#[test]
+fn deepseek_cache_hits_are_read_as_cache_reads() {
+    let s = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":4,\"prompt_cache_hit_tokens\":896,\"prompt_cache_miss_tokens\":104}}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let (ev, _) = run_text(ProviderKind::OpenAi, s.as_bytes());
+    let usage = ev.iter().find_map(|e| match e {
+        StreamEvent::Usage { usage, .. } => Some(*usage),
+        _ => None,
+    });
+    let u = usage.unwrap();
+    assert_eq!((u.input, u.cache_read, u.output), (104, 896, 4));
+}

@@ -20,6 +20,16 @@ pub fn build_body(cfg: &ProviderConfig, req: &Request) -> String {
 /// [`build_body`] as parts: the head, each converted item ([`convert_message`], the
 /// per-message hook), then the fields after the input.
 pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
+    build_parts_omitting(cfg, req, super::omit::Omit::NONE)
+}
+
+/// [`build_parts`] without the fields a server refused by name (`omit.rs`): `reasoning`
+/// goes with the `include` of its encrypted content.
+pub fn build_parts_omitting<'a>(
+    cfg: &ProviderConfig,
+    req: &Request<'a>,
+    omit: super::omit::Omit,
+) -> Body<'a> {
     let mut body = Body::new();
     let mut h = String::from("{\"model\":");
     push_str(&mut h, &cfg.model);
@@ -30,7 +40,11 @@ pub fn build_parts<'a>(cfg: &ProviderConfig, req: &Request<'a>) -> Body<'a> {
     for m in parsed_messages(req) {
         convert_message(m, &host, &mut items);
     }
-    let f = reasoning_items::fields(cfg, req);
+    let mut f = reasoning_items::fields(cfg, req);
+    if omit.effort {
+        f.effort = None;
+        f.include_encrypted = false;
+    }
     body.push_joined(items);
     let mut b = String::from("]");
     if cfg.max_tokens > 0 {
@@ -224,7 +238,7 @@ impl Normaliser {
         let input = num(u, &["input_tokens"]);
         let mut cached = num(u, &["input_tokens_details", "cached_tokens"]);
         if cached == 0 {
-            cached = num(u, &["cached_tokens"]);
+            cached = num(u, &["cached_tokens"]).max(num(u, &["prompt_cache_hit_tokens"]));
         }
         self.usage = Usage {
             input: input.saturating_sub(cached),

@@ -3,11 +3,12 @@
 //! scripted server in strict Anthropic mode (src/mock/strict_anthropic.rs), which refuses
 //! what the API refuses (400/404 with its words) and simulates its prompt cache. The
 //! server is reached at a custom base URL (a gateway's position); the official-host path
-//! differs only in the defaults (docs/providers.md#the-model-table).
+//! differs only in the defaults (docs/providers.md#the-model-table); hosted_anthropic_official.rs
+//! runs the official-host path itself.
 use crate::support::*;
 use serde_json::{json, Value};
 
-const FAMILIES: [&str; 5] = [
+pub(crate) const FAMILIES: [&str; 5] = [
     "claude-sonnet-4-6",
     "claude-opus-4-7",
     "claude-opus-5-5",
@@ -17,7 +18,7 @@ const FAMILIES: [&str; 5] = [
 
 /// A strict script: per turn, a call with thinking (and a redacted block on even turns)
 /// that reads a file, then the answer.
-fn strict_script(turns: usize) -> String {
+pub(crate) fn strict_script(turns: usize) -> String {
     let mut steps = Vec::new();
     for t in 0..turns {
         steps.push(json!({
@@ -50,7 +51,7 @@ fn usage_lines(env: &Env, id: &str) -> Vec<Value> {
 }
 
 /// Every request the strict server answered with 200 (a refused one would fail the run).
-fn assert_all_accepted(out: &std::process::Output, what: &str) {
+pub(crate) fn assert_all_accepted(out: &std::process::Output, what: &str) {
     assert!(out.status.success(), "{what}: {}", stderr(out));
     assert!(!stderr(out).contains("HTTP 4"), "{what}: {}", stderr(out));
 }
@@ -151,7 +152,7 @@ fn ten_turn_session_and_its_resumption_stay_valid_and_read_the_cache() {
     }
 }
 
-fn count_markers(v: &Value) -> usize {
+pub(crate) fn count_markers(v: &Value) -> usize {
     match v {
         Value::Object(o) => {
             usize::from(o.contains_key("cache_control"))

@@ -210,6 +210,8 @@ fn each_key_goes_only_to_its_own_host() {
         ("OPENAI_API_KEY", OPENAI_KEY),
         ("DEEPSEEK_API_KEY", DEEPSEEK_KEY),
     ];
+    // The first case is the claude default at api.anthropic.com, which the harness's
+    // strict mock checks with the Anthropic rules (BASH_AGENT_MOCK_STRICT).
     let cases: [(&[&str], &str, &str, &str); 6] = [
         (&[], "api.anthropic.com", "/v1/messages", ANTHROPIC_KEY),
         (
@@ -323,6 +325,21 @@ fn ten_turn_sessions_for_chat_and_responses() {
         assert_eq!(reqs.len(), 20, "{p}");
         let conv = env.read("ten", "conversation.jsonl");
         assert_eq!(conv.lines().count(), 40, "{p}");
+        // The strict server's prefix-cache simulation reports cached tokens in OpenAI's
+        // fields; the agent reads them as cache reads.
+        let (mut read, mut all) = (0u64, 0u64);
+        for l in env.read("ten", "events.jsonl").lines() {
+            let v: Value = serde_json::from_str(l).unwrap();
+            if v["type"] == "usage" && v["kind"] == "agent" {
+                read += v["cache_read_input_tokens"].as_u64().unwrap();
+                all += v["cache_read_input_tokens"].as_u64().unwrap()
+                    + v["input_tokens"].as_u64().unwrap();
+            }
+        }
+        assert!(
+            read * 2 > all,
+            "{p} official={official}: {read}/{all} read from cache"
+        );
         if p == "responses" {
             // Every tool call of every turn was sent back with its reasoning item.
             let input = reqs[19]["body"]["input"].as_array().unwrap();
@@ -409,4 +426,41 @@ fn an_old_deepseek_session_without_items_is_not_stuck() {
     assert!(stdout(&o).contains("Still here."));
     let input = off.mock.requests()[0]["body"]["input"].clone();
     assert!(input.to_string().contains("I will read."), "{input}");
+}
+
+/// A reasoning model the table does not know, at api.openai.com on default flags: sent
+/// `max_tokens`, refused by name ("Use 'max_completion_tokens' instead"), retried once
+/// with `max_completion_tokens`, `stream_options` kept (usage from the server).
+#[test]
+fn an_unknown_reasoning_model_is_retried_with_max_completion_tokens() {
+    let env = Env::new();
+    let script = serde_json::json!({
+        "models": [{"id": "gpt-6-preview", "vendor": "openai", "reasoning": true,
+                    "effort": ["low", "medium", "high"], "max_output": 128000, "context_window": 400000}],
+        "steps": [{"text": "Six says hi."}]
+    });
+    let off = Official::start(&script.to_string());
+    let o = run_official(
+        &env,
+        &off,
+        &[("OPENAI_API_KEY", OPENAI_KEY)],
+        &[
+            "-p",
+            "openai",
+            "-m",
+            "gpt-6-preview",
+            "--session",
+            "g6",
+            "hi",
+        ],
+    );
+    ok(&o, "gpt-6-preview");
+    assert!(stdout(&o).contains("Six says hi."));
+    let reqs = off.mock.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(reqs[0]["body"].get("max_tokens").is_some());
+    let b = &reqs[1]["body"];
+    assert!(b.get("max_tokens").is_none(), "{b}");
+    assert!(b["max_completion_tokens"].as_u64().is_some(), "{b}");
+    assert_eq!(b["stream_options"]["include_usage"], true);
 }

@@ -25,6 +25,7 @@ mod features_usage;
 mod flags_validation;
 mod headless;
 mod hosted_anthropic;
+mod hosted_anthropic_official;
 mod hosted_openai;
 mod init_e2e;
 mod instructions_e2e;

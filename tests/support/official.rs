@@ -6,8 +6,10 @@
 //! How: a throw-away CA (rcgen) signs a certificate for the three names; a tiny CONNECT
 //! proxy on 127.0.0.1 takes every tunnel the agent opens, records its target, ends TLS
 //! with that certificate and forwards the plain HTTP to the scripted mock server, started
-//! in strict mode (`BASH_AGENT_MOCK_STRICT=1`: it refuses what the real servers refuse,
-//! and records which key came as `auth_tail`). The agent is pointed at it the way a user
+//! in strict mode (`BASH_AGENT_MOCK_STRICT=1`: it refuses what the real servers refuse —
+//! OpenAI's and DeepSeek's rules by host, the Anthropic rules at api.anthropic.com — and
+//! records which key came as `auth_tail`). A script in the object form may declare
+//! `"models": [rows]` the agent's table does not know (a new release). The agent is pointed at it the way a user
 //! behind a corporate proxy would be: `HTTPS_PROXY=http://127.0.0.1:P` and
 //! `SSL_CERT_FILE=<the test CA>`. So the proxy and custom-roots support are tested by the
 //! same path.
