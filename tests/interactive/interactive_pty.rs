@@ -157,9 +157,7 @@ fn launch(tmp: &Path) -> (Pane, PathBuf, PathBuf) {
         exe.display()
     );
     let t = Pane {
-        t: crate::support::tmux::Tmux {
-            sock: tmp.join("tmux.sock"),
-        },
+        t: crate::support::tmux::Tmux::new(),
         name: "probe".into(),
     };
     t.run(&[

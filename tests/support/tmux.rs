@@ -7,16 +7,33 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// A test's own tmux server (`-S` socket in a temp folder of its own), ended on drop.
+///
+/// The socket lives in the handle's own folder, not the test's [`Env`] folder: a struct that
+/// holds both drops its fields in declaration order, and an `Env` dropped first used to take
+/// the socket with it, so `kill-server` found no server and the server (with a live
+/// `bash-agent -i` in its pane) outlived the test.
 pub struct Tmux {
     pub sock: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 impl Tmux {
-    /// The private tmux server of a test's temp folder.
-    pub fn for_env(env: &Env) -> Tmux {
+    /// A private tmux server (started by the first `new-session`).
+    pub fn new() -> Tmux {
+        let dir = tempfile::Builder::new()
+            .prefix("tmux")
+            .tempdir()
+            .expect("tmux temp dir");
         Tmux {
-            sock: env.dir.path().join("tmux.sock"),
+            sock: dir.path().join("s"),
+            _dir: dir,
         }
+    }
+
+    /// The private tmux server of a test (the `Env` is not used: see [`Tmux`]).
+    pub fn for_env(_env: &Env) -> Tmux {
+        Tmux::new()
     }
 
     /// What a failed wait shows: the window's screen and how many requests the model had.
@@ -83,8 +100,36 @@ impl Tmux {
 }
 
 impl Drop for Tmux {
+    /// Ends the server and everything its panes started, on success and on panic alike:
+    /// `kill-server` hangs up every pane (the agent exits on SIGHUP); a pane's process group
+    /// still there after the wait (a program that ignores the hangup) is killed, and so is
+    /// the server if it outlived its `kill-server`.
     fn drop(&mut self) {
+        let listing = self.run(&["list-panes", "-a", "-F", "#{pid} #{pane_pid}"]);
+        let mut server = None;
+        let mut groups = Vec::new();
+        for l in listing.lines() {
+            let mut w = l.split_whitespace().filter_map(|x| x.parse::<i32>().ok());
+            if let (Some(s), Some(p)) = (w.next(), w.next()) {
+                server = Some(s);
+                groups.push(p); // a pane's process leads its own session and group
+            }
+        }
         self.run(&["kill-server"]);
+        let gone = |g: &i32| !group_alive(*g);
+        super::wait_for(5, || groups.iter().all(gone));
+        for g in groups.iter().filter(|g| !gone(g)) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(*g),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        if let Some(s) = server.filter(|s| alive(*s)) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(s),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
     }
 }
 
@@ -106,6 +151,22 @@ pub fn read_events(path: &Path) -> Vec<Value> {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
+}
+
+/// Whether a process of group `pgid` still runs (zombies, which a signal cannot end, aside).
+pub fn group_alive(pgid: i32) -> bool {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    rd.flatten().any(|e| {
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let mut f = rest.split_whitespace();
+        let state = f.next();
+        let pgrp = f.nth(1).and_then(|x| x.parse::<i32>().ok());
+        pgrp == Some(pgid) && state != Some("Z")
+    })
 }
 
 pub fn alive(pid: i32) -> bool {
