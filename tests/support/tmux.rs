@@ -133,15 +133,9 @@ impl Drop for Tmux {
     }
 }
 
+/// Whether tmux runs here; when not, the test is reported skipped (see `support::skip`).
 pub fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("note: tmux missing, the interactive terminal test is skipped");
-    }
-    ok
+    super::skip::have_tool("tmux", &["-V"])
 }
 
 /// Event lines parsed so far (a line being written is skipped).
