@@ -230,6 +230,7 @@ fn ctrl_d_after_a_truncated_turn_exits_0() {
         },
         diag,
     );
+    t.wait_turn_end(w, &env.project_dir(), diag);
     t.keys(w, &["C-d"]);
     wait_until_or("the exit", 10, || run.rc().is_some(), diag);
     assert_eq!(run.rc().as_deref(), Some("0"), "{}", diag());

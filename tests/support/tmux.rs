@@ -94,9 +94,44 @@ impl Tmux {
             .to_string()
     }
     /// The last non-blank line of the pane (the prompt line while the editor runs).
+    ///
+    /// The bare prompt (`>`) is there while a turn runs too (input typed then is queued):
+    /// it says that the line editor is empty, not that the turn ended; for that, see
+    /// [`Tmux::wait_turn_end`].
     pub fn last_line(&self, target: &str) -> String {
         self.screen(target).lines().last().unwrap_or("").to_string()
     }
+
+    /// The idle prompt: the bare `>` on the last line and no turn status line ("… esc to
+    /// interrupt") right above it.
+    pub fn idle_prompt(&self, target: &str) -> bool {
+        let s = self.screen(target);
+        let mut rows = s.lines().rev();
+        rows.next() == Some(">") && !rows.next().is_some_and(|l| l.contains("esc to interrupt"))
+    }
+
+    /// Wait (30 s, scaled for load) until the turn that runs, or just ran, in `target` has
+    /// ended: no `agent_running.flag` in any session folder of `project` (a turn writes its
+    /// flag before its first request and removes it after its last output and its status
+    /// line) and the idle prompt on screen. Call it after a sign that the turn began (its
+    /// answer on screen, its request recorded); then the screen reads as the turn left it,
+    /// and a line typed next starts a new turn instead of being queued.
+    pub fn wait_turn_end(&self, target: &str, project: &Path, diag: impl Fn() -> String) {
+        super::wait_until_or(
+            "the end of the turn (no agent_running.flag, the idle prompt)",
+            30,
+            || !turn_running(project) && self.idle_prompt(target),
+            diag,
+        );
+    }
+}
+
+/// Whether a session folder of `project` holds an `agent_running.flag`.
+pub fn turn_running(project: &Path) -> bool {
+    std::fs::read_dir(project).is_ok_and(|rd| {
+        rd.flatten()
+            .any(|e| e.path().join("agent_running.flag").exists())
+    })
 }
 
 impl Drop for Tmux {
