@@ -103,11 +103,19 @@ impl Tmux {
     }
 
     /// The idle prompt: the bare `>` on the last line and no turn status line ("… esc to
-    /// interrupt") right above it.
+    /// interrupt") right above it. On a dumb terminal the editor does not draw the prompt
+    /// again after an answer, so a last line that is no prompt line counts when it is no
+    /// status line (while a turn runs on a real terminal the last line is the prompt).
     pub fn idle_prompt(&self, target: &str) -> bool {
         let s = self.screen(target);
         let mut rows = s.lines().rev();
-        rows.next() == Some(">") && !rows.next().is_some_and(|l| l.contains("esc to interrupt"))
+        let last = rows.next().unwrap_or("");
+        let live = |l: &str| l.contains("esc to interrupt");
+        if last.starts_with('>') {
+            last == ">" && !rows.next().is_some_and(live)
+        } else {
+            !live(last)
+        }
     }
 
     /// Wait (30 s, scaled for load) until the turn that runs, or just ran, in `target` has
