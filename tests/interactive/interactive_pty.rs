@@ -306,9 +306,15 @@ fn editor_in_a_terminal() {
         hist,
         "old entry\nfirst question\nslow task\nqueued line\nline one line two\nfirst question\n"
     );
-    // The screen: answers are whole lines, never glued to a prompt line.
+    // The screen: answers are whole lines, never glued to a prompt line. (The probe logs
+    // EXITED after printing Goodbye!, but tmux may not have drawn it yet.)
+    wait_until_or(
+        "Goodbye! drawn",
+        10,
+        || t.screen().contains("Goodbye!"),
+        diag,
+    );
     let screen = t.screen();
-    assert!(screen.contains("Goodbye!"), "{screen}");
     for line in screen.lines() {
         if line.starts_with("> ") {
             assert!(
