@@ -34,7 +34,7 @@ fn rg(cwd: &Path, args: &[&str]) -> Option<String> {
         .current_dir(cwd)
         .output()
     else {
-        crate::support::skip::skip("rg not installed: Glob is not compared with ripgrep");
+        crate::support::skip::skip("rg not installed: the output is not compared with ripgrep's");
         return None;
     };
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
