@@ -73,13 +73,29 @@ impl Tmux {
         ])
     }
     /// Type `text` one key per write, each after the cursor moved (as a person types).
+    ///
+    /// A key that moved nothing on screen (cursor and last line unchanged) in 5 s (scaled
+    /// for load) is typed once more, while a key on its way to the screen would long have
+    /// arrived: under load the first key typed at the prompt of the agent `/model` had just
+    /// restarted was lost (the new line editor starts with a cursor-position query to the
+    /// terminal, whose reply a key typed then can be mistaken for).
     pub fn type_text(&self, target: &str, text: &str) {
         for c in text.chars() {
-            let before = self.cursor(target);
-            self.keys(target, &["-l", &c.to_string()]);
-            let t0 = Instant::now();
-            while self.cursor(target) == before && t0.elapsed() < super::scaled(5) {
-                std::thread::sleep(Duration::from_millis(2));
+            for _attempt in 0..2 {
+                let before = (self.cursor(target), self.last_line(target));
+                self.keys(target, &["-l", &c.to_string()]);
+                let t0 = Instant::now();
+                let mut moved = false;
+                while t0.elapsed() < super::scaled(5) {
+                    if self.cursor(target) != before.0 {
+                        moved = true;
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                if moved || self.last_line(target) != before.1 {
+                    break;
+                }
             }
         }
     }
