@@ -57,6 +57,10 @@ pub fn cap_injected(text: &str) -> String {
 }
 
 fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path, cancel: &Cancel) -> Ran {
+    // Ctrl-C during the hook ends it; a hook started after the interrupt (SessionEnd) runs.
+    // Decided before the spawn: the hook may run (and the user press Ctrl-C) before this
+    // thread gets the CPU back, and an interrupt that lands then is one during the hook.
+    let armed = !cancel.is_cancelled();
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(&hook.command)
@@ -89,8 +93,6 @@ fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path, cancel: &Cancel) -> Ran 
     let out = read_all(child.stdout.take());
     let err = read_all(child.stderr.take());
     let t0 = Instant::now();
-    // Ctrl-C during the hook ends it; a hook started after the interrupt (SessionEnd) runs.
-    let armed = !cancel.is_cancelled();
     let mut interrupted = false;
     let status = loop {
         match child.try_wait() {

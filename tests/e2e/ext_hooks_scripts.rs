@@ -293,7 +293,7 @@ fn hooks_of_one_event_run_in_parallel_with_the_scrubbed_env_in_the_sandbox() {
             "a hook wrote outside the workspace"
         );
     } else {
-        eprintln!("note: no Landlock on this kernel; the hook sandbox is not checked");
+        crate::support::skip::skip("no Landlock on this kernel: the hook sandbox is not checked");
     }
 }
 
@@ -388,11 +388,19 @@ fn ctrl_c_ends_a_hanging_hook_with_its_group() {
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(err.contains("was interrupted"), "{err}");
+    // The agent SIGKILLed the hook's group before it exited; a killed process still needs
+    // the CPU once to die, which a loaded machine may not have given it yet.
     for p in hook_pids() {
-        let alive = std::fs::read_to_string(format!("/proc/{p}/stat"))
-            .map(|s| !s.contains(") Z "))
-            .unwrap_or(false);
-        assert!(!alive, "hook process {p} outlived the interrupt");
+        let alive = || {
+            std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .map(|s| !s.contains(") Z "))
+                .unwrap_or(false)
+        };
+        wait_until(
+            &format!("hook process {p} to end after the interrupt"),
+            5,
+            || !alive(),
+        );
     }
     let evs = events(&env.session_dir("s").join("events.jsonl"));
     assert!(!evs

@@ -23,10 +23,10 @@ pub fn real_servers() -> Option<(PathBuf, PathBuf, PathBuf)> {
     if everything.is_file() && fs.is_file() && time.is_file() {
         return Some((everything, fs, time));
     }
-    eprintln!(
-        "\n*** SKIPPED: the real MCP servers are not installed in {} (run scripts/mcp-servers.sh) ***\n",
+    crate::support::skip::skip(&format!(
+        "the real MCP servers are not installed in {} (run scripts/mcp-servers.sh)",
         cache().display()
-    );
+    ));
     None
 }
 

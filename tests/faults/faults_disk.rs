@@ -27,7 +27,7 @@ impl Tmpfs {
             .map(|s| s.success())
             .unwrap_or(false);
         if !ok {
-            eprintln!("NOTE: skipped: cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)");
+            crate::support::skip::skip("cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)");
             return None;
         }
         Some(Tmpfs(dir.to_path_buf()))

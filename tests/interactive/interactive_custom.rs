@@ -73,6 +73,7 @@ fn custom_command_in_palette_help_and_run() {
     t.keys(w, &["Enter"]);
     wait("the request", &|| mock.requests().len() == 1);
     shows("Answer.");
+    t.wait_turn_end(w, &env.project_dir(), diag);
     let req = &mock.requests()[0];
     assert!(
         req["body"]["messages"]
@@ -80,7 +81,6 @@ fn custom_command_in_palette_help_and_run() {
             .contains("Greet Ann warmly."),
         "{req}"
     );
-    wait("the prompt", &|| t.last_line(w) == ">");
 
     t.type_text(w, "/mk");
     t.keys(w, &["Enter"]);
@@ -94,8 +94,8 @@ fn custom_command_in_palette_help_and_run() {
     t.type_text(w, "/mk2");
     t.keys(w, &["Enter"]);
     wait("the second request", &|| mock.requests().len() == 2);
+    t.wait_turn_end(w, &env.project_dir(), diag);
     assert!(env.cwd.join("made2.txt").exists());
-    wait("the prompt", &|| t.last_line(w) == ">");
     t.keys(w, &["C-d"]);
     wait("the exit", &|| run.rc().is_some());
 }

@@ -206,6 +206,13 @@ fn real_agent_in_a_terminal() {
     wait_until_or("the exit", 10, || run.rc().is_some(), diag);
     assert_eq!(run.rc().as_deref(), Some("0"), "{}", diag());
     assert!(!alive(pid), "the agent (pid {pid}) is still running");
+    // Written before the exit, drawn by tmux when it has read the terminal.
+    wait_until_or(
+        "the goodbye drawn",
+        10,
+        || t.screen(w).contains("Resume with:"),
+        diag,
+    );
     let s = t.screen(w);
     assert!(s.contains("Goodbye!"), "{s}");
     assert!(
@@ -324,7 +331,12 @@ fn real_agent_in_a_terminal() {
     wait_until_or("the second exit", 10, || run2.rc().is_some(), diag2);
     assert_eq!(run2.rc().as_deref(), Some("0"), "{}", diag2());
     assert!(!alive(pid2));
-    assert!(t.screen(w2).contains("Goodbye!"));
+    wait_until_or(
+        "the second goodbye drawn",
+        10,
+        || t.screen(w2).contains("Goodbye!"),
+        diag2,
+    );
     assert_eq!(
         mock.requests().len(),
         5,

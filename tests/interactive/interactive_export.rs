@@ -34,7 +34,7 @@ fn export_writes_the_transcript_and_says_where() {
     wait("the prompt", &|| t.last_line(w) == ">");
     send("what is the answer?");
     wait("the answer", &|| t.screen(w).contains("is 42."));
-    wait("the prompt", &|| t.last_line(w) == ">");
+    t.wait_turn_end(w, &env.project_dir(), diag);
 
     send("/export");
     let md = env.cwd.join("s.md");

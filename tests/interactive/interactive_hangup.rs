@@ -230,10 +230,16 @@ fn ctrl_d_after_a_truncated_turn_exits_0() {
         },
         diag,
     );
+    t.wait_turn_end(w, &env.project_dir(), diag);
     t.keys(w, &["C-d"]);
     wait_until_or("the exit", 10, || run.rc().is_some(), diag);
     assert_eq!(run.rc().as_deref(), Some("0"), "{}", diag());
-    assert!(t.screen(w).contains("Goodbye!"), "{}", diag());
+    wait_until_or(
+        "the goodbye drawn",
+        10,
+        || t.screen(w).contains("Goodbye!"),
+        diag,
+    );
     // The cut answer was stored.
     let conv = env.read("s", "conversation.jsonl");
     assert!(conv.contains("This answer is cut off here"), "{conv}");

@@ -84,7 +84,7 @@ fn default_mode_asks_before_rm_and_no_refuses_with_the_reason() {
     assert_eq!(perm[0]["decision"], "refused");
     assert_eq!(perm[0]["answer"], "no");
     assert_eq!(perm[0]["reason"], "keep the build");
-    wait_until_or("the prompt back", 30, || t.last_line(w) == ">", diag);
+    t.wait_turn_end(w, &env.project_dir(), diag);
     t.keys(w, &["C-d"]);
     wait_until_or("the exit", 30, || run.rc().is_some(), diag);
     assert_eq!(run.rc().as_deref(), Some("0"), "{}", diag());

@@ -53,13 +53,12 @@ impl Term {
     fn keys(&self, keys: &[&str]) {
         self.t.keys(&self.run.name, keys);
     }
-    fn idle(&self) -> bool {
-        self.screen().lines().last() == Some(">")
-            && !self
-                .env
-                .session_dir("s")
-                .join("agent_running.flag")
-                .exists()
+    /// Wait until the turn whose output was seen has ended (see [`Tmux::wait_turn_end`]).
+    fn turn_end(&self) {
+        self.t
+            .wait_turn_end(&self.run.name, &self.env.project_dir(), || {
+                self.t.diag(&self.run.name, &self.mock)
+            });
     }
     fn stops(&self) -> usize {
         self.events()
@@ -96,7 +95,7 @@ fn status_line_during_the_wait_for_the_first_token_and_gone_after() {
     term.wait("the answer and the status line gone", 20, |s| {
         s.contains("First token came.") && !s.contains("esc to interrupt")
     });
-    wait_until("the idle prompt", 10, || term.idle());
+    term.turn_end();
     let s = term.screen();
     assert!(!s.contains("waiting for the model"), "{s}");
     assert!(s.contains("> slow start\nFirst token came.\n>"), "{s}");
@@ -122,6 +121,7 @@ fn a_running_bash_shows_its_last_lines_then_collapses() {
         s.contains("running Bash(for i in") && s.lines().any(|l| l.starts_with("  row "))
     });
     term.wait("the collapsed result", 30, |s| s.contains("Counted."));
+    term.turn_end();
     let s = term.screen();
     assert!(
         s.contains("row 1\nrow 2\nrow 3\n… 294 lines\nrow 298\nrow 299\nrow 300\nCounted."),
@@ -150,6 +150,7 @@ fn markdown_is_rendered_and_raw_with_no_markdown_or_no_color() {
     let term = Term::start(script.clone(), COLOR, "");
     term.send("show md");
     term.wait("the rendered answer", 20, |s| s.contains("End."));
+    term.turn_end();
     let s = term.screen();
     for want in [
         "\nTitle\n",
@@ -172,6 +173,7 @@ fn markdown_is_rendered_and_raw_with_no_markdown_or_no_color() {
         let term = Term::start(script.clone(), vars, args);
         term.send("show md");
         term.wait("the raw answer", 20, |s| s.contains("End."));
+        term.turn_end();
         let s = term.screen();
         assert!(s.contains("# Title\nSome **bold** and `code`."), "{s}");
         assert!(s.contains("| a | b |"), "{s}");
@@ -197,10 +199,10 @@ fn soft_wrap_resize_and_ctrl_c_leave_a_clean_transcript() {
     let name = term.run.name.clone();
     term.send("wide one");
     term.wait("the long answer", 20, |s| s.contains(&long_a));
+    term.turn_end();
     // No inserted breaks: the joined capture has the line whole, the pane wraps it.
     let rows: Vec<String> = term.t.visible(&name).lines().map(String::from).collect();
     assert!(rows.iter().all(|r| r.chars().count() <= 100), "{rows:?}");
-    wait_until("idle", 10, || term.idle());
     term.t.resize(&name, 60, 40);
     wait_until("the new width", 10, || {
         term.t
@@ -210,6 +212,7 @@ fn soft_wrap_resize_and_ctrl_c_leave_a_clean_transcript() {
     });
     term.send("narrow one");
     term.wait("the answer after the resize", 20, |s| s.contains(&long_b));
+    term.turn_end();
     let visible = term.t.visible(&name);
     let b_rows: Vec<&str> = visible.lines().filter(|l| l.contains("bravo")).collect();
     assert!(
@@ -217,13 +220,12 @@ fn soft_wrap_resize_and_ctrl_c_leave_a_clean_transcript() {
         "wrapped by the terminal at 60: {visible}"
     );
     assert!(b_rows.iter().all(|r| r.chars().count() <= 60), "{visible}");
-    wait_until("idle", 10, || term.idle());
 
     term.send("slow story");
     term.wait("the slow answer", 20, |s| s.contains("line 02"));
     term.keys(&["C-c"]);
     term.wait("the interrupt", 20, |s| s.contains("Interrupted."));
-    wait_until("idle", 10, || term.idle());
+    term.turn_end();
     let s = term.screen();
     let lines: Vec<&str> = s.lines().collect();
     let i = lines.iter().position(|l| *l == "Interrupted.").unwrap_or(0);
@@ -260,7 +262,7 @@ fn esc_interrupts_never_swallows_ctrl_c_and_newline_keys() {
     term.keys(&["Escape"]);
     term.wait("the interrupt", 20, |s| s.contains("Interrupted."));
     wait_until("the interrupted stop", 10, || term.stops() == 1);
-    wait_until("idle", 10, || term.idle());
+    term.turn_end();
     assert!(!term.screen().contains("line 99"));
 
     // `\`+Enter, Alt+Enter and Ctrl+J each start a new line; Enter sends the lot.
@@ -275,6 +277,7 @@ fn esc_interrupts_never_swallows_ctrl_c_and_newline_keys() {
     term.wait("the multi-line answer", 20, |s| {
         s.contains("Four lines read.")
     });
+    term.turn_end();
     let input: Vec<String> = term
         .events()
         .iter()
@@ -285,7 +288,6 @@ fn esc_interrupts_never_swallows_ctrl_c_and_newline_keys() {
         input.last().map(String::as_str),
         Some("first\nsecond\nthird\nfourth")
     );
-    wait_until("idle", 10, || term.idle());
 
     // Esc and Ctrl+C read together at the idle prompt: the Ctrl+C still counts.
     term.keys(&["Escape", "C-c"]);
@@ -310,6 +312,7 @@ fn no_color_and_dumb_terminals_get_plain_progress_lines() {
         );
         term.send("slow start");
         term.wait("the answer", 20, |s| s.contains("Plain answer."));
+        term.turn_end();
         let s = term.screen();
         assert!(
             s.contains("… waiting for the model (esc to interrupt)\nPlain answer."),

@@ -43,13 +43,11 @@ fn rewind_pick_list_restores_conversation_and_files() {
     wait("the prompt", &mut || t.last_line(w) == ">");
 
     send("alpha task");
-    wait("turn 1", &mut || {
-        t.screen(w).contains("Wrote one.") && t.last_line(w) == ">"
-    });
+    wait("turn 1", &mut || t.screen(w).contains("Wrote one."));
+    t.wait_turn_end(w, &env.project_dir(), diag);
     send("beta task");
-    wait("turn 2", &mut || {
-        t.screen(w).contains("Wrote two.") && t.last_line(w) == ">"
-    });
+    wait("turn 2", &mut || t.screen(w).contains("Wrote two."));
+    t.wait_turn_end(w, &env.project_dir(), diag);
     assert_eq!(file(), "two\n");
 
     // Anything but a number cancels the pick (and goes on as usual: /status runs).
@@ -102,9 +100,8 @@ fn rewind_pick_list_restores_conversation_and_files() {
         "{body}"
     );
     assert!(!body.contains("beta task"), "{body}");
-    wait("the answer", &mut || {
-        t.screen(w).contains("Answer.") && t.last_line(w) == ">"
-    });
+    wait("the answer", &mut || t.screen(w).contains("Answer."));
+    t.wait_turn_end(w, &env.project_dir(), diag);
     send("/rewind undo");
     wait("the refusal", &mut || {
         t.screen(w).contains("the conversation changed since")

@@ -79,6 +79,11 @@ impl Fixture {
     fn requests(&self) -> usize {
         self.mock.requests().len()
     }
+    /// Wait until the turn whose request or answer was seen has ended.
+    fn turn_end(&self, w: &str) {
+        self.t
+            .wait_turn_end(w, &self.env.project_dir(), || self.diag(w));
+    }
 }
 
 #[test]
@@ -132,7 +137,7 @@ fn palette_unknown_command_literal_slash_and_session_info() {
     let u = last_user(&reqs[0]);
     assert!(u.contains("\"/literal slash line\""), "{u}");
     f.shows(w, "Answer.");
-    f.wait(w, "the prompt", || f.t.last_line(w) == ">");
+    f.turn_end(w);
 
     // /cost: the call just made.
     f.send(w, "/cost");
@@ -160,7 +165,7 @@ fn palette_unknown_command_literal_slash_and_session_info() {
     assert!(evs
         .iter()
         .any(|e| e["type"] == "user_input" && e["content"] == "read @notes.txt please"));
-    f.wait(w, "the prompt", || f.t.last_line(w) == ">");
+    f.turn_end(w);
 
     // /init: the `bash-agent init` call (a repository summary), AGENTS.md written.
     f.send(w, "/init");
@@ -169,7 +174,7 @@ fn palette_unknown_command_literal_slash_and_session_info() {
     assert!(u.contains("AGENTS.md"), "{u}");
     f.shows(w, "Wrote ");
     assert!(f.env.cwd.join("AGENTS.md").exists());
-    f.wait(w, "the prompt", || f.t.last_line(w) == ">");
+    f.turn_end(w);
     // A second /init keeps the file and costs no request.
     f.send(w, "/init");
     f.shows(w, "/init --force replaces it");
@@ -220,7 +225,7 @@ fn model_switch_clear_and_resume() {
     assert_eq!(body["messages"].as_array().map(Vec::len), Some(1), "{body}");
     assert_eq!(body["model"], "test-model-b");
     f.shows(w, "Answer.");
-    f.wait(w, "the prompt", || f.t.last_line(w) == ">");
+    f.turn_end(w);
 
     // /resume: a numbered list; `1` switches back to `s`, whose history goes on.
     f.send(w, "/resume");
@@ -245,7 +250,7 @@ fn model_switch_clear_and_resume() {
     );
     assert!(!body.contains("fresh start"), "{body}");
     f.shows(w, "Answer.");
-    f.wait(w, "the prompt", || f.t.last_line(w) == ">");
+    f.turn_end(w);
     f.t.keys(w, &["C-d"]);
     f.wait(w, "the exit", || run.rc().is_some());
     assert_eq!(run.rc().as_deref(), Some("0"));
@@ -319,6 +324,7 @@ fn shell_command_and_image_on_a_dumb_terminal() {
         "{conv}"
     );
     f.shows(w, "Answer.");
+    f.turn_end(w);
     f.t.keys(w, &["C-d"]);
     f.wait(w, "the exit", || run.rc().is_some());
 }

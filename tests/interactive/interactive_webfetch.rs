@@ -58,7 +58,7 @@ fn default_mode_asks_before_webfetch() {
         .collect();
     assert_eq!(perm.len(), 1, "{}", diag());
     assert_eq!(perm[0]["call"], "WebFetch(http://127.0.0.1:9/doc)");
-    wait_until_or("the prompt back", 30, || t.last_line(w) == ">", diag);
+    t.wait_turn_end(w, &env.project_dir(), diag);
     t.keys(w, &["C-d"]);
     wait_until_or("the exit", 30, || run.rc().is_some(), diag);
 }

@@ -1,8 +1,8 @@
 //! What every integration-test target shares: [`Env`] (a temp `BASH_AGENT_HOME` and project
 //! folder, and the binary run there with a clean environment), [`Mock`] (the binary's
 //! scripted model server, `bash-agent mock-server`, as a child process) and [`wait_until`]
-//! (poll a condition, bounded; tests never sleep for a fixed time). Topic helpers live in the
-//! submodules.
+//! (poll a condition, bounded; tests never sleep for a fixed time). A test that cannot run
+//! here says so with [`skip::skip`]. Topic helpers live in the submodules.
 #![allow(dead_code)]
 pub mod checks;
 pub mod compact;
@@ -10,6 +10,7 @@ pub mod ipc;
 pub mod listen;
 pub mod official;
 pub mod provider;
+pub mod skip;
 pub mod tmux;
 pub mod tools;
 

@@ -7,16 +7,33 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// A test's own tmux server (`-S` socket in a temp folder of its own), ended on drop.
+///
+/// The socket lives in the handle's own folder, not the test's [`Env`] folder: a struct that
+/// holds both drops its fields in declaration order, and an `Env` dropped first used to take
+/// the socket with it, so `kill-server` found no server and the server (with a live
+/// `bash-agent -i` in its pane) outlived the test.
 pub struct Tmux {
     pub sock: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 impl Tmux {
-    /// The private tmux server of a test's temp folder.
-    pub fn for_env(env: &Env) -> Tmux {
+    /// A private tmux server (started by the first `new-session`).
+    pub fn new() -> Tmux {
+        let dir = tempfile::Builder::new()
+            .prefix("tmux")
+            .tempdir()
+            .expect("tmux temp dir");
         Tmux {
-            sock: env.dir.path().join("tmux.sock"),
+            sock: dir.path().join("s"),
+            _dir: dir,
         }
+    }
+
+    /// The private tmux server of a test (the `Env` is not used: see [`Tmux`]).
+    pub fn for_env(_env: &Env) -> Tmux {
+        Tmux::new()
     }
 
     /// What a failed wait shows: the window's screen and how many requests the model had.
@@ -56,13 +73,29 @@ impl Tmux {
         ])
     }
     /// Type `text` one key per write, each after the cursor moved (as a person types).
+    ///
+    /// A key that moved nothing on screen (cursor and last line unchanged) in 5 s (scaled
+    /// for load) is typed once more, while a key on its way to the screen would long have
+    /// arrived: under load the first key typed at the prompt of the agent `/model` had just
+    /// restarted was lost (the new line editor starts with a cursor-position query to the
+    /// terminal, whose reply a key typed then can be mistaken for).
     pub fn type_text(&self, target: &str, text: &str) {
         for c in text.chars() {
-            let before = self.cursor(target);
-            self.keys(target, &["-l", &c.to_string()]);
-            let t0 = Instant::now();
-            while self.cursor(target) == before && t0.elapsed() < super::scaled(5) {
-                std::thread::sleep(Duration::from_millis(2));
+            for _attempt in 0..2 {
+                let before = (self.cursor(target), self.last_line(target));
+                self.keys(target, &["-l", &c.to_string()]);
+                let t0 = Instant::now();
+                let mut moved = false;
+                while t0.elapsed() < super::scaled(5) {
+                    if self.cursor(target) != before.0 {
+                        moved = true;
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                if moved || self.last_line(target) != before.1 {
+                    break;
+                }
             }
         }
     }
@@ -77,26 +110,91 @@ impl Tmux {
             .to_string()
     }
     /// The last non-blank line of the pane (the prompt line while the editor runs).
+    ///
+    /// The bare prompt (`>`) is there while a turn runs too (input typed then is queued):
+    /// it says that the line editor is empty, not that the turn ended; for that, see
+    /// [`Tmux::wait_turn_end`].
     pub fn last_line(&self, target: &str) -> String {
         self.screen(target).lines().last().unwrap_or("").to_string()
     }
+
+    /// The idle prompt: the bare `>` on the last line and no turn status line ("… esc to
+    /// interrupt") right above it. On a dumb terminal the editor does not draw the prompt
+    /// again after an answer, so a last line that is no prompt line counts when it is no
+    /// status line (while a turn runs on a real terminal the last line is the prompt).
+    pub fn idle_prompt(&self, target: &str) -> bool {
+        let s = self.screen(target);
+        let mut rows = s.lines().rev();
+        let last = rows.next().unwrap_or("");
+        let live = |l: &str| l.contains("esc to interrupt");
+        if last.starts_with('>') {
+            last == ">" && !rows.next().is_some_and(live)
+        } else {
+            !live(last)
+        }
+    }
+
+    /// Wait (30 s, scaled for load) until the turn that runs, or just ran, in `target` has
+    /// ended: no `agent_running.flag` in any session folder of `project` (a turn writes its
+    /// flag before its first request and removes it after its last output and its status
+    /// line) and the idle prompt on screen. Call it after a sign that the turn began (its
+    /// answer on screen, its request recorded); then the screen reads as the turn left it,
+    /// and a line typed next starts a new turn instead of being queued.
+    pub fn wait_turn_end(&self, target: &str, project: &Path, diag: impl Fn() -> String) {
+        super::wait_until_or(
+            "the end of the turn (no agent_running.flag, the idle prompt)",
+            30,
+            || !turn_running(project) && self.idle_prompt(target),
+            diag,
+        );
+    }
+}
+
+/// Whether a session folder of `project` holds an `agent_running.flag`.
+pub fn turn_running(project: &Path) -> bool {
+    std::fs::read_dir(project).is_ok_and(|rd| {
+        rd.flatten()
+            .any(|e| e.path().join("agent_running.flag").exists())
+    })
 }
 
 impl Drop for Tmux {
+    /// Ends the server and everything its panes started, on success and on panic alike:
+    /// `kill-server` hangs up every pane (the agent exits on SIGHUP); a pane's process group
+    /// still there after the wait (a program that ignores the hangup) is killed, and so is
+    /// the server if it outlived its `kill-server`.
     fn drop(&mut self) {
+        let listing = self.run(&["list-panes", "-a", "-F", "#{pid} #{pane_pid}"]);
+        let mut server = None;
+        let mut groups = Vec::new();
+        for l in listing.lines() {
+            let mut w = l.split_whitespace().filter_map(|x| x.parse::<i32>().ok());
+            if let (Some(s), Some(p)) = (w.next(), w.next()) {
+                server = Some(s);
+                groups.push(p); // a pane's process leads its own session and group
+            }
+        }
         self.run(&["kill-server"]);
+        let gone = |g: &i32| !group_alive(*g);
+        super::wait_for(5, || groups.iter().all(gone));
+        for g in groups.iter().filter(|g| !gone(g)) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(*g),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        if let Some(s) = server.filter(|s| alive(*s)) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(s),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
     }
 }
 
+/// Whether tmux runs here; when not, the test is reported skipped (see `support::skip`).
 pub fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("note: tmux missing, the interactive terminal test is skipped");
-    }
-    ok
+    super::skip::have_tool("tmux", &["-V"])
 }
 
 /// Event lines parsed so far (a line being written is skipped).
@@ -106,6 +204,22 @@ pub fn read_events(path: &Path) -> Vec<Value> {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
+}
+
+/// Whether a process of group `pgid` still runs (zombies, which a signal cannot end, aside).
+pub fn group_alive(pgid: i32) -> bool {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    rd.flatten().any(|e| {
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let mut f = rest.split_whitespace();
+        let state = f.next();
+        let pgrp = f.nth(1).and_then(|x| x.parse::<i32>().ok());
+        pgrp == Some(pgid) && state != Some("Z")
+    })
 }
 
 pub fn alive(pid: i32) -> bool {
