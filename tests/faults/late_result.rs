@@ -6,8 +6,13 @@ use crate::support::{events, wait_until, Env, Mock};
 use std::process::Stdio;
 
 /// On SIGTERM the task ignores further signals, waits until the agent (its reporter's
-/// parent) is gone, then prints its result: the result is late by construction.
-const TASK: &str = r#"trap 'trap "" TERM; a=$(ps -o ppid= -p $PPID | tr -d " "); while kill -0 $a 2>/dev/null; do sleep 0.1; done; echo LATE-RESULT-7; exit 7' TERM; sleep 60 & wait"#;
+/// parent) is gone, then prints its result: the result is late by construction. It writes
+/// [`READY`] (in the project folder, its working directory) once the trap is in place: a
+/// SIGTERM before that would end the task at once, with no result at all.
+const TASK: &str = r#"trap 'trap "" TERM; a=$(ps -o ppid= -p $PPID | tr -d " "); while kill -0 $a 2>/dev/null; do sleep 0.1; done; echo LATE-RESULT-7; exit 7' TERM; : > task-trap-ready; sleep 60 & wait"#;
+
+/// The file [`TASK`] writes once its TERM trap is set.
+const READY: &str = "task-trap-ready";
 
 #[test]
 fn a_result_after_the_parent_was_ended_reaches_the_next_run() {
@@ -35,6 +40,10 @@ fn a_result_after_the_parent_was_ended_reaches_the_next_run() {
         evs.iter().any(|e| e["type"] == "async_task_start")
             && evs.iter().any(|e| e["type"] == "stop")
     });
+    // Only signal once the task's bash has set its trap: under load the turn can be over
+    // before that bash has run its first command.
+    let ready = env.cwd.join(READY);
+    wait_until("the task's TERM trap is set", 30, || ready.exists());
     unsafe { libc::kill(parent.id() as i32, libc::SIGTERM) };
     let st = parent.wait().unwrap();
     assert!(st.code().is_some(), "ended by the signal itself: {st:?}");
