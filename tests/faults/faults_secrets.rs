@@ -9,14 +9,23 @@ use crate::support::checks::*;
 use crate::support::*;
 use std::process::Stdio;
 
-/// Parent: Bash `env` + a SubAgent; the sub-agent: a slow Bash `env`, then an answer.
-fn script(with_env_tools: bool) -> String {
+/// Parent: Bash `env` + a SubAgent; the sub-agent: a Bash that waits until `gate` exists
+/// (the test creates it once it has read the sub-agent's argv, so the sub-agent is alive
+/// while it is read however slow the machine is), a Bash `env`, then an answer.
+fn script(with_env_tools: bool, gate: &std::path::Path) -> String {
     let env_call =
         |id: &str| serde_json::json!({"name": "Bash", "id": id, "input": {"command": "env"}});
     let mut parent_tools = vec![
         serde_json::json!({"name": "SubAgent", "id": "s1", "input": {"prompt": "CHILD-TASK", "description": "leak check"}}),
     ];
+    // Bounded (about two minutes) so a test that dies before opening the gate leaves no
+    // sub-agent behind for long.
+    let wait = format!(
+        "i=0; while [ ! -e '{}' ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; echo gate-open",
+        gate.display()
+    );
     let mut child_tools = vec![
+        serde_json::json!({"name": "Bash", "id": "g1", "input": {"command": wait}}),
         serde_json::json!({"name": "Read", "id": "r1", "input": {"path": "nothing-here.txt"}}),
     ];
     if with_env_tools {
@@ -24,7 +33,7 @@ fn script(with_env_tools: bool) -> String {
         child_tools.push(env_call("e2"));
     }
     serde_json::json!([
-        {"when": "\"content\":\"CHILD-TASK\"", "text": "child looking around slowly", "chunk": 2, "delay_ms": 300, "tool_calls": child_tools},
+        {"when": "\"content\":\"CHILD-TASK\"", "text": "child looking around", "tool_calls": child_tools},
         {"when": "\"content\":\"CHILD-TASK\"", "text": "child done"},
         {"when": "PARENT-TASK", "text": "starting a helper", "tool_calls": parent_tools},
         {"when": "PARENT-TASK", "text": "waiting for the helper"},
@@ -37,9 +46,19 @@ struct Leak {
     where_: String,
 }
 
+/// Opens the sub-agent's gate when dropped: on success and on every panic path alike.
+struct Gate(std::path::PathBuf);
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.0, "");
+    }
+}
+
 fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
     let env = Env::new();
-    let mock = Mock::start(&script(!via_env));
+    let gate = env.dir.path().join("sub-agent-gate");
+    let mock = Mock::start(&script(!via_env, &gate));
     let out_path = env.dir.path().join("stdout.txt");
     let err_path = env.dir.path().join("stderr.txt");
     let mut c = env.cmd();
@@ -59,6 +78,8 @@ fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
         .stdout(std::fs::File::create(&out_path).unwrap())
         .stderr(std::fs::File::create(&err_path).unwrap());
     let mut parent = Guard(c.spawn().unwrap());
+    // Declared after `parent`, so dropped (the gate opened) before the parent is killed.
+    let gate = Gate(gate);
     let mut leaks = Vec::new();
 
     // The sub-agent's pid, from the SubAgent tool result.
@@ -86,17 +107,33 @@ fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
         },
     );
     let pid = pid.unwrap();
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_else(|e| {
-        panic!("sub-agent {pid} already gone ({e}); the child step is too fast")
-    });
-    let argv: Vec<String> = cmdline
-        .split(|b| *b == 0)
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect();
-    assert!(
-        argv.iter().any(|a| a == "--sub-agent-notify"),
-        "not the sub-agent: {argv:?}"
+    // The pid is reported as soon as the child is spawned, possibly while it is still inside
+    // execve: the kernel then shows an empty cmdline until the new image's argv is set up.
+    // Read until the argv is there; the gate keeps the sub-agent from exiting meanwhile.
+    let mut argv: Vec<String> = Vec::new();
+    wait_until_or(
+        "the sub-agent's argv in /proc",
+        30,
+        || {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_else(|e| {
+                panic!("sub-agent {pid} already gone ({e}) before its gate was opened")
+            });
+            argv = cmdline
+                .split(|b| *b == 0)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            argv.iter().any(|a| a == "--sub-agent-notify")
+        },
+        || {
+            format!(
+                "not the sub-agent: {:?} ({})\nstderr: {}",
+                std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default(),
+                std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default(),
+                std::fs::read_to_string(&err_path).unwrap_or_default(),
+            )
+        },
     );
+    drop(gate);
     if argv
         .iter()
         .any(|a| a.contains(key) || a.starts_with("--api-key"))
@@ -121,6 +158,11 @@ fn run_and_collect(key: &str, via_env: bool) -> Vec<Leak> {
         types(&evs)
     );
     assert!(stderr.len() > 100, "-v printed nothing: {stderr}");
+    // The sub-agent's gate really ran (was not refused), so it was held while its argv was read.
+    assert!(
+        !files_containing(&env.home, b"gate-open").is_empty(),
+        "the sub-agent's gate command did not run"
+    );
 
     for (name, text) in [("stdout", &stdout), ("stderr -v", &stderr)] {
         if text.contains(key) {
