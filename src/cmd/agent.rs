@@ -1,9 +1,10 @@
 //! `bash-agent [flags] [prompt]`: the agent itself, in one of its modes (one-shot,
 //! interactive, `--listen`, sub-agent): resolve the configuration, open the session, set up
 //! the output, run the main loop, clean up on every exit path.
+use super::agent_display::{banner_detail, human_display, print_goodbye};
 use crate::agent::context::AgentCtx;
 use crate::agent::headless::{Headless, InitInfo};
-use crate::agent::output::{DisplaySink, Output};
+use crate::agent::output::Output;
 use crate::agent::recorder::Recorder;
 use crate::agent::runtime::{install_signals, main_loop};
 use crate::agent::setup::{open_session_with, pick_mode, Mode};
@@ -13,11 +14,10 @@ use crate::error::{Error, Kind, Result, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK};
 use crate::ipc::fifo::InputChannel;
 use crate::options::OutputFormat;
 use crate::session::Session;
-use crate::ui::display::Display;
 use crate::util::cancel::Cancel;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 fn sub_api_key(o: &Opts) -> Opts {
     let mut o = o.clone();
@@ -406,83 +406,5 @@ impl Drop for DropIfUnused {
         if self.armed && !crate::util::fsx::non_empty(&self.conversation) {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
-    }
-}
-
-/// The human display: stdout in one-shot mode; in interactive mode the banner, the replay of
-/// the last 10 turns, and the line editor whose printer carries all output.
-fn human_display(
-    session: &Session,
-    (mode, no_replay, detail): (Mode, bool, &str),
-    color: bool,
-    running: Arc<AtomicBool>,
-    cancel: Cancel,
-    ask: crate::permission::AskSlot,
-    markdown: bool,
-) -> anyhow::Result<(Mutex<DisplaySink>, Option<crate::agent::editor::Editor>)> {
-    let interactive = mode == Mode::Interactive;
-    let mut display = Display::new(interactive, color);
-    display.collapse = interactive;
-    if markdown {
-        display.enable_markdown();
-    }
-    if !interactive {
-        let sink = DisplaySink {
-            display,
-            out: Box::new(std::io::stdout()),
-            err: Box::new(std::io::stderr()),
-        };
-        return Ok((Mutex::new(sink), None));
-    }
-    if !no_replay {
-        print_banner(color, detail);
-        if crate::agent::editor::replay(session, 10, &mut display) {
-            crate::util::say::out("\n");
-        }
-    }
-    let ed = crate::agent::editor::Editor::start(session, running, cancel, ask)?;
-    let live = ed.live_printer();
-    display.set_preview(Box::new(move |line: &str| live.set_preview(line)));
-    let sink = DisplaySink {
-        display,
-        out: ed.printer(),
-        err: ed.printer(),
-    };
-    Ok((Mutex::new(sink), Some(ed)))
-}
-
-/// The model and the folder the run works in, under the banner's first line.
-fn banner_detail(cfg: &crate::config::Config, cwd: &std::path::Path) -> String {
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let folder = match home.as_deref().and_then(|h| cwd.strip_prefix(h).ok()) {
-        Some(rel) if rel.as_os_str().is_empty() => "~".to_string(),
-        Some(rel) => format!("~/{}", rel.display()),
-        None => cwd.display().to_string(),
-    };
-    format!(
-        "model {} ({}) · {folder} · /help for commands",
-        cfg.provider.model,
-        cfg.provider.kind.name()
-    )
-}
-
-fn print_banner(color: bool, detail: &str) {
-    let t = "bash-agent interactive mode (type 'exit' or Ctrl+D to quit)";
-    if color {
-        crate::util::say::out_line(&format!("\x1b[36m{t}\x1b[0m\n\x1b[90m{detail}\x1b[0m"));
-    } else {
-        crate::util::say::out_line(&format!("{t}\n{detail}"));
-    }
-}
-
-fn print_goodbye(color: bool, id: &str) {
-    if color {
-        crate::util::say::out_line(&format!(
-            "\x1b[36mGoodbye!\x1b[0m\n\x1b[90mResume with: --session {id}  or  --continue\x1b[0m"
-        ));
-    } else {
-        crate::util::say::out_line(&format!(
-            "Goodbye!\nResume with: --session {id}  or  --continue"
-        ));
     }
 }

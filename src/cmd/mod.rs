@@ -1,6 +1,7 @@
 //! The command layer: one module per subcommand or top-level mode. Each takes the parsed
 //! flags and returns `error::Result`; `app` alone turns the outcome into an exit code.
 pub mod agent;
+mod agent_display;
 pub mod client;
 pub mod compact;
 pub mod completions;
