@@ -40,6 +40,25 @@ impl Term {
     fn keys(&self, keys: &[&str]) {
         self.t.keys(&self.run.name, keys);
     }
+    /// After a restart (`/model`, `/new`): keys typed before the new run's editor is up can
+    /// lose their first characters (a known issue, docs/interactive.md), so a probe key is
+    /// typed, at most once a second, until it shows on the prompt line; then the line is
+    /// cleared (Ctrl+U) and the bare prompt waited for.
+    fn wait_editor(&self) {
+        let mut typed: Option<std::time::Instant> = None;
+        self.wait("the restarted editor", 30, |s| {
+            if s.lines().last().is_some_and(|l| l.starts_with("> z")) {
+                return true;
+            }
+            if typed.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1)) {
+                self.keys(&["z"]);
+                typed = Some(std::time::Instant::now());
+            }
+            false
+        });
+        self.keys(&["C-u"]);
+        self.wait("the cleared prompt", 30, |s| s.lines().last() == Some(">"));
+    }
     /// The prompt is back and no turn runs.
     fn wait_idle(&self) {
         let flag = self.env.session_dir("s").join("agent_running.flag");
@@ -360,6 +379,7 @@ fn model_and_resume_pickers_show_what_a_person_recognises() {
     let term = Term::start(
         json!([
             {"when": "qqolder", "text": "Older."},
+            {"when": "qqcancel", "text": "Went on."},
             {"when": "qqafter", "text": "After the switch."}
         ]),
         "NO_COLOR=1 TERM=xterm-256color",
@@ -379,8 +399,12 @@ fn model_and_resume_pickers_show_what_a_person_recognises() {
     let s = term.screen();
     let row = s.lines().find(|l| l.contains("older-one")).unwrap_or("");
     assert!(row.contains("1. qqolder fix the parser please"), "{s}");
-    term.send("x");
-    term.wait("cancelled", 20, |s| s.contains("Resume cancelled."));
+    // A line that is not a number cancels, and then goes on as typed.
+    term.send("qqcancel");
+    term.wait("cancelled", 20, |s| {
+        s.contains("Resume cancelled.") && s.contains("Went on.")
+    });
+    term.wait_idle();
     // /model: the provider's models with their aliases; a number switches.
     term.send("/model");
     term.wait("the model list", 20, |s| {
@@ -401,6 +425,7 @@ fn model_and_resume_pickers_show_what_a_person_recognises() {
         s.contains("Switching this session to claude-haiku-5-5")
     });
     term.wait_idle();
+    term.wait_editor();
     term.send("qqafter");
     term.wait("the answer", 20, |s| s.contains("After the switch."));
     let reqs = term.mock.requests();
