@@ -338,5 +338,8 @@ fn rewind_killed_after_its_manifest_appears_is_finished_at_the_next_open() {
             );
         }
     }
-    assert!(killed_mid > 0, "no run was killed before it ended");
+    // Whether a kill lands mid-run depends on the machine's speed (an idle machine may finish
+    // all 20 rewinds first): the count is reported, not asserted. Every step point is killed
+    // deterministically by `rewind_and_its_undo_killed_at_every_step_end_before_or_after`.
+    eprintln!("rewind_kill: {killed_mid} of 20 runs killed before they ended");
 }
