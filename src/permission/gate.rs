@@ -2,7 +2,10 @@
 //! channel to the line editor. A gate without an [`AskSlot`] is headless: it never blocks —
 //! a call that would ask is refused with a tool result that says how to allow it.
 pub use super::slot::AskSlot;
-use super::{decide, parse_answer, refusal_text, Answer, Facts, PermMode, Rule, RuleKind, Verdict};
+use super::{
+    decide, parse_answer, refusal_text, split_rules, Answer, Facts, PermMode, Rule, RuleKind,
+    Verdict,
+};
 use crate::util::cancel::Cancel;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{mpsc, Mutex};
@@ -430,28 +433,4 @@ fn discard_typeahead() {
     if std::io::stdin().is_terminal() {
         let _ = nix::sys::termios::tcflush(std::io::stdin(), nix::sys::termios::FlushArg::TCIFLUSH);
     }
-}
-
-/// One flag value as rules: Claude Code's `--allowedTools "Bash(git diff:*) Edit"` and
-/// `--allowedTools Read,Write` lists split at commas and blanks outside parentheses (a rule
-/// never holds either at its top level).
-pub fn split_rules(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut cur = String::new();
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        if (c == ',' || c.is_whitespace()) && depth <= 0 {
-            out.push(std::mem::take(&mut cur));
-        } else {
-            cur.push(c);
-        }
-    }
-    out.push(cur);
-    out.retain(|r| !r.is_empty());
-    out
 }

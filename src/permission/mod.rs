@@ -7,6 +7,7 @@
 pub mod gate;
 pub mod hops;
 mod rules;
+pub use rules::{split_rules, split_top_level};
 pub mod save;
 mod slot;
 

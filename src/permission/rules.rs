@@ -306,6 +306,39 @@ pub fn suggest(f: &Facts, _home: &Path) -> String {
     }
 }
 
+/// One flag value as rules: Claude Code's `--allowedTools "Bash(git diff:*) Edit"` and
+/// `--allowedTools Read,Write` lists split at commas and blanks outside parentheses (a rule
+/// never holds either at its top level).
+pub fn split_rules(s: &str) -> Vec<String> {
+    split_top_level(s, true)
+}
+
+/// Split at commas (and, with `blanks`, white space) outside parentheses, so `Bash(a, b)`
+/// stays whole; parts are trimmed and empty ones dropped. Also the custom commands'
+/// `allowed-tools` lists (commas only).
+pub fn split_top_level(s: &str, blanks: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if (c == ',' || (blanks && c.is_whitespace())) && depth <= 0 {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    out.push(cur);
+    out.into_iter()
+        .map(|r| r.trim().to_string())
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
 #[cfg(test)]
 pub(super) fn bash_match_for_tests(p: &str, c: &str) -> bool {
     bash_match(p, c)

@@ -295,7 +295,7 @@ fn path_rules_see_through_symlinks() {
 
 #[test]
 fn flag_values_split_into_rules() {
-    use crate::permission::gate::split_rules;
+    use crate::permission::split_rules;
     assert_eq!(
         split_rules("Bash(git diff:*) Edit,Read, WebFetch(domain:a.b)"),
         ["Bash(git diff:*)", "Edit", "Read", "WebFetch(domain:a.b)"]

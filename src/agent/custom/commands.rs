@@ -30,26 +30,7 @@ pub struct Catalog {
 
 /// Split a comma list at top-level commas (a comma inside `Bash(a, b)` stays).
 pub fn split_list(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut cur = String::new();
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        if c == ',' && depth <= 0 {
-            out.push(std::mem::take(&mut cur));
-        } else {
-            cur.push(c);
-        }
-    }
-    out.push(cur);
-    out.into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
+    crate::permission::split_top_level(s, false)
 }
 
 /// Read every command of `roots`; `builtin` tells a built-in name (that one wins and the
