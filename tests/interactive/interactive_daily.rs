@@ -40,24 +40,9 @@ impl Term {
     fn keys(&self, keys: &[&str]) {
         self.t.keys(&self.run.name, keys);
     }
-    /// After a restart (`/model`, `/new`): keys typed before the new run's editor is up can
-    /// lose their first characters (a known issue, docs/interactive.md), so a probe key is
-    /// typed, at most once a second, until it shows on the prompt line; then the line is
-    /// cleared (Ctrl+U) and the bare prompt waited for.
+    /// After a restart: see [`Tmux::wait_editor`].
     fn wait_editor(&self) {
-        let mut typed: Option<std::time::Instant> = None;
-        self.wait("the restarted editor", 30, |s| {
-            if s.lines().last().is_some_and(|l| l.starts_with("> z")) {
-                return true;
-            }
-            if typed.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1)) {
-                self.keys(&["z"]);
-                typed = Some(std::time::Instant::now());
-            }
-            false
-        });
-        self.keys(&["C-u"]);
-        self.wait("the cleared prompt", 30, |s| s.lines().last() == Some(">"));
+        self.t.wait_editor(&self.run.name);
     }
     /// The prompt is back and no turn runs.
     fn wait_idle(&self) {

@@ -201,6 +201,7 @@ fn model_switch_clear_and_resume() {
     f.send(w, "/model test-model-b");
     f.shows(w, "Switching this session to test-model-b");
     f.wait(w, "the prompt after the switch", || f.t.last_line(w) == ">");
+    f.t.wait_editor(w);
     f.send(w, "after switch");
     f.wait(w, "a request", || f.requests() == 1);
     assert_eq!(f.mock.requests()[0]["body"]["model"], "test-model-b");
@@ -219,6 +220,7 @@ fn model_switch_clear_and_resume() {
     f.wait(w, "the fresh session's prompt", || {
         f.t.screen(w).matches("bash-agent interactive mode").count() == 2 && f.t.last_line(w) == ">"
     });
+    f.t.wait_editor(w);
     f.send(w, "fresh start");
     f.wait(w, "a request", || f.requests() == 2);
     let body = f.mock.requests()[1]["body"].clone();

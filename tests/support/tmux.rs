@@ -148,6 +148,36 @@ impl Tmux {
             diag,
         );
     }
+
+    /// After a restart (`/model`, `/new`, `/clear`): keys typed before the new run's editor
+    /// is up can lose their first characters (a known issue, docs/interactive.md), so a
+    /// probe key is typed, at most once a second, until it shows on the prompt line; then
+    /// the line is cleared (Ctrl+U) and the bare prompt waited for (30 s, scaled).
+    pub fn wait_editor(&self, target: &str) {
+        let mut typed: Option<std::time::Instant> = None;
+        super::wait_until_or(
+            "the restarted editor",
+            30,
+            || {
+                if self.last_line(target).starts_with("> z") {
+                    return true;
+                }
+                if typed.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1)) {
+                    self.keys(target, &["z"]);
+                    typed = Some(std::time::Instant::now());
+                }
+                false
+            },
+            || self.screen(target),
+        );
+        self.keys(target, &["C-u"]);
+        super::wait_until_or(
+            "the cleared prompt",
+            30,
+            || self.last_line(target) == ">",
+            || self.screen(target),
+        );
+    }
 }
 
 /// Whether a session folder of `project` holds an `agent_running.flag`.
