@@ -73,6 +73,15 @@ pub fn restart(ctx: &AgentCtx) -> anyhow::Error {
             &ctx.cfg.provider.api_key,
         );
     }
+    // Keys typed past the restarting line that the editor had read: the new editor
+    // handles them before the ones still waiting in the terminal (ui::handoff).
+    let keys = ctx.slash.take_carried_keys();
+    if !keys.is_empty() {
+        c.env(
+            crate::ui::handoff::TYPEAHEAD_ENV,
+            crate::ui::handoff::encode(&keys),
+        );
+    }
     let e = c.exec();
     anyhow::anyhow!("cannot restart: {e}")
 }

@@ -29,6 +29,7 @@ impl Editor {
                 notify_fifo: session.notify_fifo(),
                 commands: crate::agent::custom::palette(&cwd),
                 cwd,
+                typeahead: crate::ui::handoff::inherited(),
             },
         )?;
         Ok(Editor { inner })
@@ -47,6 +48,17 @@ impl Editor {
     /// Whether the editor runs on a terminal (questions can be asked).
     pub fn is_tty(&self) -> bool {
         self.inner.is_tty()
+    }
+
+    /// The runtime took the line the editor sent and goes on: the editor reads again.
+    pub fn input_taken(&self) {
+        self.inner.input_taken()
+    }
+
+    /// The runtime restarts: the keys typed past the restarting line that the editor
+    /// read and holds (the new run's editor handles them first).
+    pub fn restarting(&self) -> Vec<u8> {
+        self.inner.restarting()
     }
 
     pub fn turn_finished(&self) {

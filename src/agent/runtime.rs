@@ -164,6 +164,14 @@ pub fn main_loop(
                     Mode::SubAgent => Action::Turn(text),
                     _ => crate::agent::slash::route(ctx, &text),
                 };
+                // The editor waits on its line's verdict before reading on (ui::handoff).
+                if let Some(ed) = editor {
+                    if matches!(action, Action::Restart) {
+                        ctx.slash.carry_keys(ed.restarting());
+                    } else {
+                        ed.input_taken();
+                    }
+                }
                 match action {
                     Action::Handled | Action::Refused => {
                         if matches!(action, Action::Refused) && one_shot {

@@ -127,6 +127,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     };
     let (mode, first) = pick_mode(cli)?;
     let mut o = sub_api_key(&cli.opts);
+    crate::ui::handoff::take_from_env();
     if picked.is_some() {
         o.session = picked;
     }

@@ -17,6 +17,7 @@ use crate::ui::editor_keys::{
     self, classify, BackslashEnter, EditorHelper, EscHandler, ImagePasteHandler, InjectHandler,
     Submit,
 };
+use crate::ui::handoff::Handoff;
 use crate::ui::printer::{self, Printer};
 use crate::util::cancel::Cancel;
 use rustyline::error::ReadlineError;
@@ -42,6 +43,8 @@ pub struct InteractiveHooks {
     /// The palette's slash commands and the folder `@path` completes in (ui::complete).
     pub commands: &'static [crate::ui::complete::Command],
     pub cwd: PathBuf,
+    /// Keys the run this one replaced had read and not handled (ui::handoff).
+    pub typeahead: Vec<u8>,
 }
 
 /// The running editor.
@@ -50,6 +53,7 @@ pub struct Interactive {
     printer: Printer,
     saved_termios: Option<nix::sys::termios::Termios>,
     tty: bool,
+    handoff: Arc<Handoff>,
 }
 
 fn send(w: &FifoWriter, frame: &Frame) -> bool {
@@ -75,6 +79,7 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
             printer: Printer::new(None, printer::term_cols()),
             saved_termios: None,
             tty,
+            handoff: Arc::default(),
         });
     }
     let saved_termios = nix::sys::termios::tcgetattr(std::io::stdin()).ok();
@@ -83,6 +88,8 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
     let (tx, rx) = mpsc::channel::<Option<Box<dyn printer::Sink>>>();
     let printer = Printer::new(None, printer::term_cols());
     let p2 = printer.clone();
+    let handoff: Arc<Handoff> = Arc::default();
+    let h2 = handoff.clone();
     let thread = std::thread::Builder::new()
         .name("line-editor".into())
         .spawn(move || {
@@ -108,7 +115,8 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
                 Err(_) => None,
             };
             let _ = tx.send(sink);
-            editor_loop(&mut rl, &writer, &hooks, &p2, color);
+            rl.set_pending_input(&hooks.typeahead);
+            editor_loop(&mut rl, &writer, &hooks, &p2, &h2, color);
         })?;
     if let Some(sink) = rx.recv().ok().flatten() {
         printer.attach(sink);
@@ -118,6 +126,7 @@ pub fn start(session: &Session, hooks: InteractiveHooks) -> anyhow::Result<Inter
         printer,
         saved_termios,
         tty,
+        handoff,
     })
 }
 
@@ -208,6 +217,7 @@ fn editor_loop(
     writer: &FifoWriter,
     hooks: &InteractiveHooks,
     printer: &Printer,
+    handoff: &Handoff,
     color: bool,
 ) {
     let history = editor_keys::history_path();
@@ -248,9 +258,19 @@ fn editor_loop(
                     Submit::Input => {
                         let _ = rl.add_history_entry(line.as_str());
                         let _ = editor_keys::append_history(&history, &line);
+                        // At an idle prompt the runtime routes the line at once, and it
+                        // may restart the run: keys typed past it stay unread until the
+                        // runtime has said (ui::handoff).
+                        let idle = !hooks.running.load(Ordering::SeqCst);
+                        if idle {
+                            handoff.hold(rl.pending_input());
+                        }
                         if !send(writer, &Frame::user_input(line.as_str())) {
                             crate::util::say::err_line("Error: the agent stopped reading input");
                             return;
+                        }
+                        if idle {
+                            handoff.wait();
                         }
                     }
                 }
@@ -344,6 +364,16 @@ impl Interactive {
         if self.tty {
             self.printer.set_cols(printer::term_cols());
         }
+    }
+
+    /// The runtime took a line and goes on (see [`Handoff::taken`]).
+    pub fn input_taken(&self) {
+        self.handoff.taken();
+    }
+
+    /// The runtime restarts: the keys the editor read and holds unhandled.
+    pub fn restarting(&self) -> Vec<u8> {
+        self.handoff.restarting()
     }
 
     /// Whether the editor thread has ended (the user ended the session or stdin closed).

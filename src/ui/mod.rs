@@ -4,6 +4,7 @@ pub mod clipboard;
 pub mod complete;
 pub mod display;
 pub mod editor_keys;
+pub mod handoff;
 pub mod interactive;
 pub mod jscan;
 pub mod markdown;

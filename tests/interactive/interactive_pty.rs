@@ -78,6 +78,7 @@ fn probe_main() {
             notify_fifo: session.notify_fifo(),
             commands: bash_agent::agent::slash::table::COMMANDS,
             cwd: std::env::current_dir().unwrap_or_default(),
+            typeahead: Vec::new(),
         },
     )
     .expect("start");
@@ -88,6 +89,8 @@ fn probe_main() {
             ("input", "SESSION_END") => break,
             ("input", "USER_INPUT") => {
                 let q = f[2].clone();
+                // Like the runtime: the line was taken (no restart here).
+                ed.input_taken();
                 running.store(true, Ordering::SeqCst);
                 cancel.reset();
                 let _ = write!(out, "answer to {}:", q.replace('\n', "/"));

@@ -184,6 +184,51 @@ fn palette_unknown_command_literal_slash_and_session_info() {
     f.wait(w, "the exit", || run.rc().is_some());
 }
 
+/// Keys typed at once after `/model NAME` reach the restarted run whole: in one write
+/// with the command (read by the old run's editor past the command's line: handed over)
+/// and right after it (still in the terminal: read by the new run's editor), a partial line
+/// finished there included.
+#[test]
+fn keys_typed_during_a_restart_reach_the_new_run() {
+    if !have_tmux() {
+        return;
+    }
+    let f = Fixture::new();
+    let run = f.start(
+        "ta",
+        "NO_COLOR=1 TERM=xterm-256color",
+        "--model test-model-a",
+    );
+    let w = run.name.as_str();
+    // The command, Enter and the start of the next line in one write.
+    f.t.keys(w, &["-l", "/model test-model-b\rafter sw"]);
+    f.t.keys(w, &["-l", "it"]);
+    f.shows(w, "Switching this session to test-model-b");
+    f.wait(w, "the carried keys on the new prompt", || {
+        f.t.last_line(w) == "> after swit"
+    });
+    f.send(w, "ch");
+    f.wait(w, "a request", || f.requests() == 1);
+    let req = &f.mock.requests()[0];
+    assert_eq!(req["body"]["model"], "test-model-b");
+    assert!(
+        last_user(req).contains("\"after switch\""),
+        "{}",
+        last_user(req)
+    );
+    f.shows(w, "Answer.");
+    f.turn_end(w);
+
+    // A whole line typed in the same write goes to the new run as its first input.
+    f.t.keys(w, &["-l", "/model test-model-a\rsecond line\r"]);
+    f.wait(w, "a request", || f.requests() == 2);
+    let req = &f.mock.requests()[1];
+    assert_eq!(req["body"]["model"], "test-model-a");
+    assert!(last_user(req).contains("second line"), "{}", last_user(req));
+    f.shows(w, "Answer.");
+    f.turn_end(w);
+}
+
 #[test]
 fn model_switch_clear_and_resume() {
     if !have_tmux() {

@@ -149,9 +149,10 @@ impl Tmux {
         );
     }
 
-    /// After a restart (`/model`, `/new`, `/clear`): keys typed before the new run's editor
-    /// is up can lose their first characters (a known issue, docs/interactive.md), so a
-    /// probe key is typed, at most once a second, until it shows on the prompt line; then
+    /// After a restart (`/model`, `/new`, `/clear`): the new run's editor is up. Keys typed
+    /// during the restart are kept (ui::handoff, tested on their own in interactive_slash);
+    /// tests that check something else wait for the editor so each line starts on a
+    /// prompt of its own. A probe key is typed, at most once a second, until it shows on the prompt line; then
     /// the line is cleared (Ctrl+U) and the bare prompt waited for (30 s, scaled).
     pub fn wait_editor(&self, target: &str) {
         let mut typed: Option<std::time::Instant> = None;

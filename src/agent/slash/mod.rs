@@ -58,6 +58,8 @@ pub struct State {
     body: Mutex<Option<String>>,
     /// Lines typed after a restarting command (`/new`): the restarted run's first input.
     carried: Mutex<Vec<String>>,
+    /// Keys typed past the restarting line that the editor had read (ui::handoff).
+    carried_keys: Mutex<Vec<u8>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -89,6 +91,13 @@ impl State {
     }
     pub fn take_carried(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.carried))
+    }
+    /// Keep keys (read by the editor, not yet a line) for the restarted run's editor.
+    pub fn carry_keys(&self, keys: Vec<u8>) {
+        lock(&self.carried_keys).extend(keys);
+    }
+    pub fn take_carried_keys(&self) -> Vec<u8> {
+        std::mem::take(&mut *lock(&self.carried_keys))
     }
 }
 

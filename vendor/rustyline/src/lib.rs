@@ -831,6 +831,23 @@ impl<H: Helper, I: History> Editor<H, I> {
         self.clear_prompt_on_exit = on;
     }
 
+    /// bash-agent patch: the keys read from the terminal after the last accepted line and
+    /// not handled yet (typeahead, a paste arriving in one read). They are lost if the
+    /// process ends or replaces itself, so a caller about to do that takes them along.
+    #[cfg(unix)]
+    pub fn pending_input(&self) -> Vec<u8> {
+        crate::tty::buffer_bytes(self.buffer.as_ref())
+    }
+
+    /// bash-agent patch: keys the next `readline` handles before reading the terminal
+    /// (typeahead handed over by the process this one replaced). Replaces any held ones.
+    #[cfg(unix)]
+    pub fn set_pending_input(&mut self, bytes: &[u8]) {
+        if !bytes.is_empty() {
+            self.buffer = crate::tty::buffer_from_bytes(bytes);
+        }
+    }
+
     /// Load the history from the specified file.
     pub fn load_history<P: AsRef<Path> + ?Sized>(&mut self, path: &P) -> Result<()> {
         self.history.load(path.as_ref())

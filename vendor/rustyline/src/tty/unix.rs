@@ -103,6 +103,30 @@ pub type PosixBuffer = buffer_redux::Buffer;
 pub type Buffer = PosixBuffer;
 
 pub type PosixKeyMap = HashMap<KeyEvent, Cmd>;
+
+/// bash-agent patch: the bytes read from the terminal but not yet handled (see
+/// `Editor::pending_input`).
+#[cfg(all(feature = "buffer-redux", not(test)))]
+pub fn buffer_bytes(b: Option<&PosixBuffer>) -> Vec<u8> {
+    b.map(|b| b.buf().to_vec()).unwrap_or_default()
+}
+#[cfg(any(not(feature = "buffer-redux"), test))]
+pub fn buffer_bytes(_: Option<&PosixBuffer>) -> Vec<u8> {
+    Vec::new()
+}
+
+/// bash-agent patch: a buffer holding `bytes`, read before the terminal (see
+/// `Editor::set_pending_input`).
+#[cfg(all(feature = "buffer-redux", not(test)))]
+pub fn buffer_from_bytes(bytes: &[u8]) -> Option<PosixBuffer> {
+    let mut b = buffer_redux::Buffer::with_capacity(bytes.len().max(1024));
+    b.push_bytes(bytes);
+    Some(b)
+}
+#[cfg(any(not(feature = "buffer-redux"), test))]
+pub fn buffer_from_bytes(_: &[u8]) -> Option<PosixBuffer> {
+    None
+}
 #[cfg(not(test))]
 pub type KeyMap = PosixKeyMap;
 
