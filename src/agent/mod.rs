@@ -1,6 +1,7 @@
 //! The agent: one context for the run, the runtime's main loop, a turn, tool calls, the
 //! recorder and the output, the system prompt, compaction, sub-agents and background tasks.
 pub mod background;
+mod call_state;
 pub mod children;
 pub mod commands;
 pub mod compact;

@@ -2,12 +2,12 @@
 //! complete → store the call → run the effects tools asked for → repeat until a final stop.
 //! Every exit path leaves conversation.jsonl consistent: what arrived is stored whether the
 //! answer ended normally, was cut (max_tokens, a dead server, a stall) or was interrupted.
+use crate::agent::call_state::{handle_event, stats_update, Partial};
 use crate::agent::context::{AgentCtx, Effect};
 use crate::agent::recorder::CallRecord;
-use crate::protocol::{Event, StopReason, Tokens, UsageKind};
+use crate::protocol::{Event, StopReason};
 use crate::provider::{self, Request, StreamEvent};
-use crate::session::conversation::{self as conv, Reasoning, ToolUse};
-use crate::session::stats::Usage;
+use crate::session::conversation as conv;
 
 /// Turn kind: a user's input, or a wakeup by notifications (no input of its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,12 +22,6 @@ pub enum TurnEnd {
     Done(StopReason),
     Error(String),
     Interrupted,
-}
-
-fn stats_update(ctx: &AgentCtx, f: impl FnOnce(&mut crate::session::stats::Stats)) {
-    if let Err(m) = ctx.rec.stats(f) {
-        ctx.out.warn(&m);
-    }
 }
 
 /// Run one turn.
@@ -133,60 +127,6 @@ enum CallEnd {
     /// A non-tool stop reason; the caller drains and emits the final STOP.
     Final(StopReason),
     End(TurnEnd),
-}
-
-/// Partial state of one model call (reset on RETRY).
-#[derive(Default)]
-struct Partial {
-    text: String,
-    /// Thinking blocks (text and signature) and redacted_thinking blocks, in order.
-    reasoning: Vec<Reasoning>,
-    /// Reasoning items to replay (Responses), JSON text each.
-    reasoning_items: Vec<String>,
-    /// The thinking block's extra members, made from `reasoning_items` when the call ends.
-    thinking_extra: String,
-    tools: Vec<ToolUse>,
-    results: Vec<(String, String)>,
-    stop: Option<StopReason>,
-    error: Option<String>,
-    usage: Option<(Usage, u64)>,
-    /// The model this call went to (`--fallback-model`).
-    model: String,
-}
-
-impl Partial {
-    fn is_empty(&self) -> bool {
-        self.text.is_empty()
-            && self.reasoning.is_empty()
-            && self.reasoning_items.is_empty()
-            && self.tools.is_empty()
-    }
-
-    /// Thinking text continues the open (unsigned) thinking block, else opens one: a
-    /// signature or a redacted block ends a block.
-    fn push_thinking(&mut self, t: String) {
-        match self.reasoning.last_mut() {
-            Some(Reasoning::Thinking { text, signature }) if signature.is_empty() => {
-                append_moved(text, t)
-            }
-            _ => self.reasoning.push(Reasoning::Thinking {
-                text: t,
-                signature: String::new(),
-            }),
-        }
-    }
-
-    /// The signature of the block that just ended (a block whose text the server omitted
-    /// is kept as an empty signed block: it must still go back).
-    fn sign_thinking(&mut self, sig: String) {
-        match self.reasoning.last_mut() {
-            Some(Reasoning::Thinking { signature, .. }) if signature.is_empty() => *signature = sig,
-            _ => self.reasoning.push(Reasoning::Thinking {
-                text: String::new(),
-                signature: sig,
-            }),
-        }
-    }
 }
 
 fn one_call(ctx: &AgentCtx, system: &str, context_retried: &mut bool) -> CallEnd {
@@ -377,106 +317,4 @@ fn run_effects(ctx: &AgentCtx, system: &str) {
             }
         }
     }
-}
-
-fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
-    match e {
-        StreamEvent::Retry => {
-            *st = Partial {
-                model: std::mem::take(&mut st.model),
-                ..Partial::default()
-            };
-            ctx.emit(Event::Retry);
-        }
-        StreamEvent::Text(t) => {
-            let e = Event::text(t);
-            emit_ref(ctx, &e);
-            if let Event::Text { content } = e {
-                append_moved(&mut st.text, content);
-            }
-        }
-        StreamEvent::Thinking(t) => {
-            let e = Event::thinking(t);
-            emit_ref(ctx, &e);
-            if let Event::Thinking { content } = e {
-                st.push_thinking(content);
-            }
-        }
-        StreamEvent::Reasoning(item) => st.reasoning_items.push(item),
-        StreamEvent::ThinkingSignature(sig) => st.sign_thinking(sig),
-        StreamEvent::RedactedThinking(data) => st.reasoning.push(Reasoning::Redacted { data }),
-        StreamEvent::ToolCall {
-            name,
-            id,
-            input_raw,
-        } => {
-            let (tool_use, result) = crate::agent::tool_call::run(ctx, name, id, input_raw);
-            st.tools.push(tool_use);
-            st.results.push(result);
-        }
-        StreamEvent::Usage { usage, speed } => {
-            record_usage(ctx, &usage, speed);
-            st.usage = Some((usage, speed));
-        }
-        StreamEvent::Stop(r) => {
-            let r = StopReason::parse(&r);
-            st.stop = Some(r.clone());
-            ctx.emit(Event::stop(r));
-        }
-        StreamEvent::Error(m) => {
-            // An overload the fallback model takes over is a note, not the turn's error.
-            let fallback = ctx.cfg.overrides.fallback_model.as_deref();
-            if !(st.is_empty() && ctx.fallback.would_take(fallback, &st.model, &m)) {
-                ctx.emit(Event::error(m.as_str()));
-            }
-            st.error = Some(m);
-        }
-    }
-}
-
-/// [`AgentCtx::emit`] of an event the caller keeps: a delta's text is logged and shown,
-/// then moved into the call's text, so a huge answer in one delta is never held twice.
-fn emit_ref(ctx: &AgentCtx, e: &Event) {
-    if let Err(m) = ctx.rec.event(e) {
-        ctx.out.warn(&m);
-    }
-    // The status line's phase and token count follow the stream (it froze at "waiting
-    // for the model… 0 tokens" while an answer streamed).
-    ctx.spinner.event(e);
-    ctx.out.event(e);
-}
-
-/// `acc += s`, taking `s`'s buffer when `acc` is still empty (no copy).
-fn append_moved(acc: &mut String, s: String) {
-    if acc.is_empty() {
-        *acc = s;
-    } else {
-        acc.push_str(&s);
-    }
-}
-
-/// The usage line's token counts.
-pub fn tokens(u: &Usage) -> Tokens {
-    Tokens {
-        input_tokens: u.input,
-        output_tokens: u.output,
-        cache_read_input_tokens: u.cache_read,
-        cache_creation_input_tokens: u.cache_creation,
-    }
-}
-
-fn record_usage(ctx: &AgentCtx, u: &Usage, speed: u64) {
-    stats_update(ctx, |s| {
-        s.agent_request_count += 1;
-        s.add_usage(u);
-        s.current_context_tokens = u.context();
-        s.last_call_speed_tok_per_sec = speed;
-    });
-    ctx.out.title(&ctx.session.stats(), true);
-    ctx.emit(Event::Usage {
-        tokens: tokens(u),
-        kind: UsageKind::Agent,
-        sub_session_id: None,
-        speed,
-    });
 }

@@ -5,6 +5,7 @@ pub mod script;
 pub mod server;
 pub mod strict_anthropic;
 pub mod strict_cache;
+mod strict_deepseek;
 pub mod strict_openai;
 pub mod strict_prefix;
 mod strict_rules;

@@ -8,6 +8,7 @@
 //! DeepSeek's; every host gets the structural rules (a tool result answers a call that was
 //! made). api.anthropic.com and DeepSeek's `/anthropic/v1/messages` are left to the
 //! Anthropic rules. Each rule cites its source in docs/providers.md.
+use super::strict_deepseek::{deepseek_chat, deepseek_responses};
 use super::wire::{Wire, ENCRYPTED_PREFIX};
 use crate::provider::models::{self, Vendor};
 use serde_json::{Map, Value};
@@ -158,7 +159,7 @@ pub fn check(
     }
 }
 
-fn str_of<'a>(o: &'a Map<String, Value>, k: &str) -> &'a str {
+pub(super) fn str_of<'a>(o: &'a Map<String, Value>, k: &str) -> &'a str {
     o.get(k).and_then(Value::as_str).unwrap_or("")
 }
 
@@ -326,7 +327,7 @@ fn openai_responses(o: &Map<String, Value>, extra: &[models::ModelInfo]) -> Opti
 
 /// Every function call since the last user turn or tool output is preceded by a reasoning
 /// item of the same answer (`what` starts the message).
-fn reasoning_before_calls(items: &[Value], what: &str) -> Option<Refusal> {
+pub(super) fn reasoning_before_calls(items: &[Value], what: &str) -> Option<Refusal> {
     let mut have_reasoning = false;
     for it in items {
         match it.get("type").and_then(Value::as_str) {
@@ -371,83 +372,6 @@ fn responses_structure(o: &Map<String, Value>) -> Option<Refusal> {
         }
     }
     None
-}
-
-fn deepseek_model(o: &Map<String, Value>) -> Option<Refusal> {
-    let m = str_of(o, "model");
-    match models::lookup(m) {
-        Some(i) if i.vendor == Vendor::DeepSeek && !i.is_retired() => None,
-        _ => Some((400, format!("Model Not Exist: {m}"))),
-    }
-}
-
-/// DeepSeek's accepted effort names (its Thinking Mode guide maps each to low/high/max).
-const DEEPSEEK_EFFORTS: &[&str] = &["minimal", "low", "medium", "high", "xhigh", "max", "ultra"];
-
-const DEEPSEEK_REPLAY: &str =
-    "The `reasoning_content` in the thinking mode must be passed back to the API.";
-
-/// DeepSeek chat rules: a current model; `thinking.type` enabled/disabled; a known effort;
-/// in thinking mode (the default) every assistant message that called tools carries its
-/// `reasoning_content`.
-fn deepseek_chat(o: &Map<String, Value>) -> Option<Refusal> {
-    if let Some(r) = deepseek_model(o) {
-        return Some(r);
-    }
-    let thinking = match o
-        .get("thinking")
-        .map(|t| t.get("type").and_then(Value::as_str))
-    {
-        None => true,
-        Some(Some("enabled")) => true,
-        Some(Some("disabled")) => false,
-        Some(_) => return Some((400, "Invalid thinking type".into())),
-    };
-    if let Some(e) = o.get("reasoning_effort") {
-        let e = e.as_str().unwrap_or("");
-        if !DEEPSEEK_EFFORTS.contains(&e) {
-            return Some((400, format!("Invalid reasoning_effort: {e}")));
-        }
-    }
-    if !thinking {
-        return None;
-    }
-    let msgs = o.get("messages").and_then(Value::as_array)?;
-    for m in msgs {
-        let called = m
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .is_some_and(|c| !c.is_empty());
-        if called && m.get("reasoning_content").and_then(Value::as_str).is_none() {
-            return Some((400, DEEPSEEK_REPLAY.into()));
-        }
-    }
-    None
-}
-
-/// DeepSeek Responses rules: a current model; effort none/low/high/max (and the names it
-/// maps); while thinking, reasoning items come back before the function calls they led to.
-fn deepseek_responses(o: &Map<String, Value>) -> Option<Refusal> {
-    if let Some(r) = deepseek_model(o) {
-        return Some(r);
-    }
-    let effort = o
-        .get("reasoning")
-        .and_then(|r| r.get("effort"))
-        .and_then(Value::as_str);
-    if let Some(e) = effort {
-        if e != "none" && !DEEPSEEK_EFFORTS.contains(&e) {
-            return Some((400, format!("Invalid reasoning.effort: {e}")));
-        }
-    }
-    if effort == Some("none") {
-        return None;
-    }
-    let items = o.get("input").and_then(Value::as_array)?;
-    reasoning_before_calls(
-        items,
-        "The reasoning in the thinking mode must be passed back to the API: function_call",
-    )
 }
 
 #[cfg(test)]

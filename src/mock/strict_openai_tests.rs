@@ -1,5 +1,6 @@
 //! One test per rule of the strict mode, named after the rule.
 use super::*;
+use crate::mock::strict_deepseek::DEEPSEEK_REPLAY;
 use serde_json::json;
 
 const OAI: &str = "api.openai.com";

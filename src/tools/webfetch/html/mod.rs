@@ -11,6 +11,7 @@
 mod budget;
 mod parse;
 mod render;
+mod spans;
 mod table;
 
 pub use budget::Budget;

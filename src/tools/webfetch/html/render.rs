@@ -8,6 +8,7 @@
 //! strings.
 use super::budget::within_budget;
 use super::parse::{Element, Node};
+use super::spans::{code_span, image, link, longest_run, wrap};
 
 /// Elements whose content is not text for a reader.
 const SKIP: [&str; 12] = [
@@ -50,7 +51,7 @@ struct Level {
 
 #[derive(Default)]
 pub struct Out {
-    s: String,
+    pub(super) s: String,
     /// Line breaks owed before the next text (0, 1 or 2).
     pending: usize,
     levels: Vec<Level>,
@@ -59,7 +60,7 @@ pub struct Out {
 }
 
 impl Out {
-    fn inline() -> Out {
+    pub(super) fn inline() -> Out {
         Out {
             inline: true,
             ..Out::default()
@@ -67,7 +68,7 @@ impl Out {
     }
 
     /// Text as it stands, after any owed line breaks.
-    fn write(&mut self, t: &str) {
+    pub(super) fn write(&mut self, t: &str) {
         if t.is_empty() {
             return;
         }
@@ -76,7 +77,7 @@ impl Out {
     }
 
     /// Text with its white space collapsed (one space, none at a line's start).
-    fn text(&mut self, t: &str) {
+    pub(super) fn text(&mut self, t: &str) {
         let mut words = t.split_ascii_whitespace().peekable();
         let lead = t.starts_with(|c: char| c.is_ascii_whitespace());
         let trail = t.ends_with(|c: char| c.is_ascii_whitespace());
@@ -104,7 +105,7 @@ impl Out {
 
     /// One space, unless a line is starting or a space or break is already there. (An inline
     /// buffer keeps a leading space: its caller moves it outside the markers it adds.)
-    fn space(&mut self) {
+    pub(super) fn space(&mut self) {
         let after_text = self.pending == 0 && !self.s.ends_with([' ', '\n']);
         if (self.inline && self.s.is_empty()) || (!self.s.is_empty() && after_text) {
             self.s.push(' ');
@@ -283,91 +284,6 @@ pub fn inline_text(e: &Element) -> String {
     let mut o = Out::inline();
     children(e, &mut o);
     o.finish().trim().to_string()
-}
-
-/// The element's content on one line: whether it started with white space, the text, and
-/// whether it ended with white space.
-fn inline_parts(e: &Element) -> (bool, String, bool) {
-    let mut o = Out::inline();
-    children(e, &mut o);
-    let s = o.s;
-    (s.starts_with(' '), s.trim().to_string(), s.ends_with(' '))
-}
-
-/// `body` with `lead`/`trail` spaces around it; outer spaces stay outside markers (`**a **`
-/// is not bold in markdown).
-fn write_spaced(out: &mut Out, (lead, body, trail): (bool, &str, bool)) {
-    if lead {
-        out.space();
-    }
-    out.write(body);
-    if trail {
-        out.space();
-    }
-}
-
-/// `open` + content + `close`.
-fn wrap(e: &Element, out: &mut Out, open: &str, close: &str) {
-    let (lead, t, trail) = inline_parts(e);
-    if t.is_empty() {
-        if lead || trail {
-            out.space();
-        }
-        return;
-    }
-    write_spaced(out, (lead, &format!("{open}{t}{close}"), trail));
-}
-
-fn code_span(e: &Element, out: &mut Out) {
-    let t = inline_text(e);
-    if t.is_empty() {
-        return;
-    }
-    let fence = "`".repeat(longest_run(&t, '`') + 1);
-    let pad = if t.starts_with('`') || t.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    out.write(&format!("{fence}{pad}{t}{pad}{fence}"));
-}
-
-/// The longest run of `c` in `t`.
-fn longest_run(t: &str, c: char) -> usize {
-    t.split(|x| x != c).map(str::len).max().unwrap_or(0)
-}
-
-fn link(e: &Element, out: &mut Out) {
-    let href = e.attr("href").unwrap_or("").trim();
-    let (lead, text, trail) = inline_parts(e);
-    if href.is_empty() || href.starts_with("javascript:") || text.is_empty() {
-        return write_spaced(out, (lead, &text, trail));
-    }
-    let title = e
-        .attr("title")
-        .filter(|t| !t.is_empty())
-        .map(|t| format!(" \"{}\"", t.replace('"', "\\\"")))
-        .unwrap_or_default();
-    let md = format!("[{text}]({}{title})", destination(href));
-    write_spaced(out, (lead, &md, trail));
-}
-
-/// A link target as markdown takes it: no spaces or parentheses unescaped.
-fn destination(href: &str) -> String {
-    href.replace(' ', "%20")
-        .replace('(', "%28")
-        .replace(')', "%29")
-}
-
-fn image(e: &Element, out: &mut Out) {
-    let alt = e.attr("alt").unwrap_or("").trim().replace(['[', ']'], "");
-    match e.attr("src").map(str::trim) {
-        // Inline data is bytes for a browser, not for a reader.
-        Some(src) if !src.is_empty() && !src.starts_with("data:") => {
-            out.write(&format!("![{alt}]({})", destination(src)));
-        }
-        _ => out.text(&alt),
-    }
 }
 
 fn code_block(e: &Element, out: &mut Out) {
