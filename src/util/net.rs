@@ -79,11 +79,15 @@ fn is_loopback(host: &str) -> bool {
 }
 
 /// `NO_PROXY` as curl reads it: comma-separated names, each matching the host itself and
-/// its subdomains (a leading dot is optional), a `:port` ignored, `*` matching everything.
+/// its subdomains (a leading dot is optional), a `:port` ignored, `*` matching everything,
+/// and IP ranges (`10.0.0.0/8`, `fd00::/8`) matching an IP address host inside them.
 pub fn no_proxy_matches(list: &str, host: &str) -> bool {
     list.split(',').map(str::trim).any(|e| {
         if e == "*" {
             return true;
+        }
+        if let Some(inside) = in_range(e, host) {
+            return inside;
         }
         let e = e.trim_start_matches("*.").trim_start_matches('.');
         let e = match e.rsplit_once(':') {
@@ -92,6 +96,29 @@ pub fn no_proxy_matches(list: &str, host: &str) -> bool {
         };
         let e = e.trim_matches(['[', ']']).to_ascii_lowercase();
         !e.is_empty() && (host == e || host.ends_with(&format!(".{e}")))
+    })
+}
+
+/// For a `NO_PROXY` entry that is an IP range (`addr/bits`): whether `host` is an address
+/// inside it (`None`: the entry is not a range).
+fn in_range(entry: &str, host: &str) -> Option<bool> {
+    use std::net::IpAddr;
+    let (net, bits) = entry.split_once('/')?;
+    let bits: u32 = bits.parse().ok()?;
+    let net: IpAddr = net.trim_matches(['[', ']']).parse().ok()?;
+    let Ok(ip) = host.trim_matches(['[', ']']).parse::<IpAddr>() else {
+        return Some(false);
+    };
+    Some(match (net, ip) {
+        (IpAddr::V4(n), IpAddr::V4(i)) if bits <= 32 => {
+            let mask = u32::MAX.checked_shl(32 - bits).unwrap_or(0);
+            u32::from(n) & mask == u32::from(i) & mask
+        }
+        (IpAddr::V6(n), IpAddr::V6(i)) if bits <= 128 => {
+            let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+            u128::from(n) & mask == u128::from(i) & mask
+        }
+        _ => false,
     })
 }
 
@@ -167,6 +194,16 @@ mod tests {
         assert!(no_proxy_matches("*", "anything"));
         assert!(!no_proxy_matches("openai.com", "api.notopenai.com"));
         assert!(!no_proxy_matches("", "a"));
+        // IP ranges match IP address hosts inside them, never names.
+        assert!(no_proxy_matches("10.0.0.0/8", "10.20.30.40"));
+        assert!(!no_proxy_matches("10.0.0.0/8", "11.0.0.1"));
+        assert!(no_proxy_matches("x, 192.168.1.0/24", "192.168.1.255"));
+        assert!(!no_proxy_matches("192.168.1.0/24", "192.168.2.1"));
+        assert!(no_proxy_matches("0.0.0.0/0", "8.8.8.8"));
+        assert!(no_proxy_matches("fd00::/8", "[fd12::1]"));
+        assert!(!no_proxy_matches("fd00::/8", "fe80::1"));
+        assert!(!no_proxy_matches("10.0.0.0/8", "ten.example"));
+        assert!(!no_proxy_matches("10.0.0.0/33", "10.0.0.1"));
         assert!(is_loopback("127.0.0.1") && is_loopback("::1") && is_loopback("localhost"));
         assert!(!is_loopback("10.0.0.1"));
     }
