@@ -314,7 +314,8 @@ startup_base_bin() {
         mkdir -p "$dir"
         git -C "$ROOT" archive --format=tar --prefix=src/ "$STARTUP_BASE_REV" | tar -x -C "$dir"
         log "building $STARTUP_BASE_REV for the start-up comparison (once; reused from $dir)"
-        (cd "$dir/src" && CARGO_TARGET_DIR=$dir/target cargo build --release --quiet) >&2 || return 1
+        # The agent's isolated HOME (agent_env) holds no rustup settings: build with the real one.
+        (cd "$dir/src" && HOME=$REAL_HOME CARGO_TARGET_DIR=$dir/target cargo build --release --quiet) >&2 || return 1
         cp "$dir/target/release/bash-agent" "$dir/bash-agent"
     fi
     printf '%s' "$dir/bash-agent"
@@ -326,7 +327,7 @@ if [[ $QUICK != 1 || -n ${BENCH_STARTUP_BASE_BIN:-} ]]; then
     if SU_BASE=$(startup_base_bin) && [[ -x $SU_BASE ]]; then
         SU_LINE=$(RUNS=$SU_RUNS BASE_BIN=$SU_BASE BIN=$BIN bash "$ROOT/scripts/bench-startup.sh" 2>/dev/null | grep '^startup:' || true)
     fi
-    su_get() { printf '%s\n' "$SU_LINE" | grep -oE "$1=[^ ]+" | cut -d= -f2; }
+    su_get() { printf '%s\n' "$SU_LINE" | grep -oE "$1=[^ ]+" | cut -d= -f2 || true; }
     SU_RATIO=$(su_get ratio)
     row "| One-shot text turn against the build of commit $STARTUP_BASE_REV, paired ($(fmt "$(su_get runs)") alternating runs each, new session each, medians; load $(fmt "$(su_get load_start)") → $(fmt "$(su_get load_end)")) | $(fmt "$(su_get ours_ms)") ms / $(fmt "$(su_get base_ms)") ms = $(fmt "$SU_RATIO")× | 14.7 ms (28 ms in the no-MCP row) | ≤ 1.1× | $(verdict "$SU_RATIO" "<" 1.1001) |"
 fi

@@ -121,20 +121,27 @@ fn claude_parts_omitting<'a>(cfg: &ProviderConfig, req: &Request<'a>, omit: Omit
         .map(|l| l.trim())
         .filter(|l| !l.is_empty())
         .collect();
+    // About two parts a line (the comma, the line): sized once, a long session's list is
+    // never regrown and copied.
+    b.reserve(2 * lines.len() + 2);
     let mut marks = if grade {
         cw::breakpoints(&lines, |l| claude_message(l, true))
     } else {
         Vec::new()
     };
     for (i, &l) in lines.iter().enumerate() {
-        if i > 0 {
-            b.push(",");
-        }
+        let comma = |b: &mut Body<'a>| {
+            if i > 0 {
+                b.push(",");
+            }
+        };
         if let Some(k) = marks.iter().position(|(m, _)| *m == i) {
+            comma(&mut b);
             b.push(marks.swap_remove(k).1);
             continue;
         }
         if !grade {
+            comma(&mut b);
             match cw::foreign_extras_stripped(l) {
                 Some(o) => b.push(o),
                 None => b.push(l),
@@ -142,12 +149,23 @@ fn claude_parts_omitting<'a>(cfg: &ProviderConfig, req: &Request<'a>, omit: Omit
             continue;
         }
         match cw::strict_assistant(l) {
-            cw::Cleaned::Same => b.push(l),
             cw::Cleaned::Spliced(rest) => {
-                b.push(cw::ASSISTANT_HEAD);
+                // The separating comma and the line's head in one static part.
+                b.push(if i > 0 {
+                    cw::SEP_ASSISTANT_HEAD
+                } else {
+                    cw::ASSISTANT_HEAD
+                });
                 b.push(rest);
             }
-            cw::Cleaned::Owned(o) => b.push(o),
+            cw::Cleaned::Same => {
+                comma(&mut b);
+                b.push(l);
+            }
+            cw::Cleaned::Owned(o) => {
+                comma(&mut b);
+                b.push(o);
+            }
         }
     }
     let mut t = String::with_capacity(256);

@@ -131,6 +131,8 @@ pub enum Cleaned<'a> {
 
 /// The opening every stored assistant line has.
 pub const ASSISTANT_HEAD: &str = r#"{"role":"assistant","content":["#;
+/// `,` and [`ASSISTANT_HEAD`]: the part before a spliced line that is not the first.
+pub const SEP_ASSISTANT_HEAD: &str = r#",{"role":"assistant","content":["#;
 
 /// [`strict_assistant_line`] without a copy for the common shapes. Exact: the fast path
 /// is taken only when what remains holds no thinking block and no empty `text`.

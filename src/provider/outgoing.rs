@@ -21,6 +21,11 @@ impl<'a> Body<'a> {
         Body::default()
     }
 
+    /// Room for `n` more parts (a long session's list is sized once, not regrown).
+    pub fn reserve(&mut self, n: usize) {
+        self.parts.reserve(n);
+    }
+
     pub fn push(&mut self, part: impl Into<Cow<'a, str>>) {
         let p = part.into();
         if p.is_empty() {

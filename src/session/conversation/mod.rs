@@ -57,7 +57,14 @@ fn read_with_meta(path: &Path) -> (Vec<String>, Vec<LineMeta>, usize) {
         let mut valid = metas.iter().map(Option::is_some);
         lines.retain(|_| valid.next().unwrap_or(false));
     }
-    (lines, metas.into_iter().flatten().collect(), bad)
+    // Without a bad line every entry is `Some`: mapped in place, so a long session's list
+    // is not copied into a second one (which was the turn's peak of memory).
+    let metas = if bad == 0 {
+        metas.into_iter().map(Option::unwrap_or_default).collect()
+    } else {
+        metas.into_iter().flatten().collect()
+    };
+    (lines, metas, bad)
 }
 
 /// Calls `each` with every line of `r` (with its `\n`, the last one perhaps without),
