@@ -436,6 +436,12 @@ TOOL=$([[ $HAVE_HF == 1 ]] && hyperfine --version || echo "timing loop (date +%s
     cat "$SCALE_MD"
 } >"$TMP/report.md"
 
+# Sections other scripts measured (scripts/bench-cache.sh's "## Prompt caching") are kept
+# from the file as it was: this script does not re-measure them.
+if [[ -f $OUT_MD ]]; then
+    awk '/^## Prompt caching/ { keep = 1; print "" } keep' "$OUT_MD" >"$TMP/kept.md"
+    cat "$TMP/kept.md" >>"$TMP/report.md"
+fi
 cp "$TMP/report.md" "$OUT_MD"
 bench_huge_answer
 cat "$TMP/report.md"
