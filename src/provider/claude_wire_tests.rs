@@ -205,4 +205,19 @@ fn breakpoints_roll_with_the_conversation() {
         tools_with_breakpoint(r#"[{"name":"A"},{"name":"B"}]"#).unwrap(),
         r#"[{"name":"A"},{"name":"B","cache_control":{"type":"ephemeral"}}]"#
     );
+    assert_eq!(
+        tools_with_breakpoint(r#"[{"name":"A"},{}]"#).unwrap(),
+        r#"[{"name":"A"},{"cache_control":{"type":"ephemeral"}}]"#
+    );
+    for not_objects in ["[]", r#"["a"]"#, "{}", "", r#"[{"a":1},2]"#] {
+        assert_eq!(tools_with_breakpoint(not_objects), None, "{not_objects}");
+    }
+    // The splice writes what a round trip through Value wrote, on the real schemas.
+    let builtin = crate::tools::TOOLS_JSON_COMPACT;
+    let mut v: Value = serde_json::from_str(builtin).unwrap();
+    let last = v.as_array_mut().unwrap().last_mut().unwrap();
+    last.as_object_mut()
+        .unwrap()
+        .insert("cache_control".into(), json!({"type": "ephemeral"}));
+    assert_eq!(tools_with_breakpoint(builtin).unwrap(), v.to_string());
 }

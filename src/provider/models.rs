@@ -2,7 +2,9 @@
 //! context limits, its prompt-cache minimum and its prices, and the aliases and defaults.
 //!
 //! These are facts that change with the vendors' model lineups, so they are data
-//! (`assets/models.json`, embedded at build time) read here and nowhere else. Everything
+//! (`assets/models.json`), read here and nowhere else: `build.rs` turns the file into the
+//! code that builds the table (a JSON parse at every start cost a sixth of a one-shot run),
+//! and the tests below check that code against a serde parse of the file. Everything
 //! else asks this module: the request builders (which thinking/effort fields to send), the
 //! configuration (default model, aliases, `--max-tokens` default), compaction (context
 //! window) and the usage ledger (prices). docs/providers.md#the-model-table.
@@ -11,8 +13,12 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// The embedded table (checked by the unit tests below, so a broken edit fails the suite).
+/// The table as JSON, for the tests that check the generated code against it.
+#[cfg(test)]
 const MODELS_JSON: &str = include_str!("../../assets/models.json");
+
+// `fn generated_table() -> Table`, written by build.rs from assets/models.json.
+include!(concat!(env!("OUT_DIR"), "/models_table.rs"));
 
 /// Which vendor's API a model belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -88,16 +94,7 @@ struct Table {
 
 fn table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(|| {
-        // The file is embedded and tested; an empty table (conservative fields everywhere)
-        // is the answer if it were ever broken, never a panic.
-        serde_json::from_str(MODELS_JSON).unwrap_or(Table {
-            defaults: BTreeMap::new(),
-            aliases: BTreeMap::new(),
-            unknown: BTreeMap::new(),
-            models: Vec::new(),
-        })
-    })
+    T.get_or_init(generated_table)
 }
 
 /// The model name as the table matches it: lower-cased, without a `vendor/` routing prefix
@@ -320,6 +317,12 @@ impl ModelInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_generated_table_is_the_json_file_as_serde_reads_it() {
+        let parsed: Table = serde_json::from_str(MODELS_JSON).unwrap();
+        assert_eq!(format!("{:#?}", generated_table()), format!("{parsed:#?}"));
+    }
 
     #[test]
     fn the_embedded_table_parses_and_every_row_is_sane() {

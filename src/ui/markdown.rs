@@ -299,6 +299,16 @@ mod tests {
     }
 
     #[test]
+    fn entities_in_markdown_decode() {
+        // pulldown-cmark's entity table is vendored without pointers (vendor/README.md):
+        // the first and last names, a two-character value, an unknown name kept as text.
+        assert_eq!(
+            plain(&inline_line("&AElig; &zwnj; &ngE; &copy; &nosuch; &#65;")),
+            "Æ \u{200c} ≧\u{338} © &nosuch; A"
+        );
+    }
+
+    #[test]
     fn fences_and_tables() {
         let mut m = Markdown::new();
         let out = m.push("```rust\nlet a = *b*;\n```\n| a | bb |\n|---|---|\n| 1 | 2 |\nafter\n");

@@ -7,7 +7,7 @@
 //! attribute against all earlier ones: quadratic), and the tokens come one at a time, so the
 //! conversion looks at its time limit and the cancel flag as it goes. html5ever's entity and
 //! element-name tables were also a third of the binary's relocations at every start
-//! (docs/performance.md, "Start-up"); html5gum's entity table is smaller.
+//! (docs/performance.md, "Start-up"); html5gum's is vendored without pointers.
 mod budget;
 mod parse;
 mod render;
