@@ -323,10 +323,18 @@ PY
         start_mock "HUGE_URL_$kind" "$dir/$kind.json" "$dir/$kind.rec" # a fresh name: no stale URL
         url=HUGE_URL_$kind
         url=${!url}
+        # The answer goes to a file whose size is checked: a run that failed early (its
+        # peak is the bare process) must not pass for a measurement.
         (cd "$dir/proj" && HOME=$dir/home BASH_AGENT_HOME=$dir/home /usr/bin/time -f '%M' -o "$dir/$kind.kb" \
-            "$BIN" --provider claude --api-key sk-bench --base-url "$url/v1" "a huge answer" >/dev/null) || true
+            "$BIN" --provider claude --api-key sk-bench --base-url "$url/v1" "a huge answer" \
+            >"$dir/$kind.out" 2>"$dir/$kind.err") || true
         kb=$(tail -1 "$dir/$kind.kb" 2>/dev/null || true)
         [[ $kb =~ ^[0-9]+$ ]] || kb=""
+        if [[ $(stat -c %s "$dir/$kind.out" 2>/dev/null || echo 0) -ne $size ]]; then
+            log "the 50 MB answer ($kind) did not come out whole: $(head -c 300 "$dir/$kind.err" | tr '\n' ' ')"
+            kb=""
+        fi
+        rm -f "$dir/$kind.out"
         local mb="" x="" limit
         if [[ -n $kb ]]; then
             mb=$(awk -v k="$kb" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')
