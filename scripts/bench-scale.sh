@@ -332,10 +332,6 @@ if [[ $QUICK != 1 || -n ${BENCH_STARTUP_BASE_BIN:-} ]]; then
     row "| One-shot text turn against the build of commit $STARTUP_BASE_REV, paired ($(fmt "$(su_get runs)") alternating runs each, new session each, medians; load $(fmt "$(su_get load_start)") → $(fmt "$(su_get load_end)")) | $(fmt "$(su_get ours_ms)") ms / $(fmt "$(su_get base_ms)") ms = $(fmt "$SU_RATIO")× | 14.7 ms (28 ms in the no-MCP row) | ≤ 1.1× | $(verdict "$SU_RATIO" "<" 1.1001) |"
 fi
 
-# ---------------------------------------------------------------- huge answers
-# The huge-answer rows (SSE accumulation) are measured by their own function:
-declare -F bench_huge_answer >/dev/null && bench_huge_answer
-
 # ---------------------------------------------------------------- plot and section
 python3 - "$TMP/curve-long.tsv" "$TMP/curve-list.tsv" "$TMP/curve-events.tsv" "$SCALE_SVG" <<'PY'
 import math, sys
@@ -432,9 +428,10 @@ PY
     echo "  summary.txt to check the cached preview), about 2 µs each in this machine's kernel, on"
     echo "  two threads; a search query whose word is in every session ranks all its hits; the"
     echo "  one-shot turn against $STARTUP_BASE_REV: this build parses a command line without"
-    echo "  subcommands with a smaller clap command and has no html5ever tables for the loader to"
-    echo "  relocate; it still carries about a third more relocations than that build, each page of"
-    echo "  them a copy-on-write fault at start (docs/performance.md#start-up)."
+    echo "  subcommands with a smaller clap command, builds the model table from code made at compile"
+    echo "  time, has entity tables without pointers and is linked as one unit with whole-program"
+    echo "  LTO (fewer relocations than that build); what remains is the kernel's work for a larger"
+    echo "  binary and more files looked at (docs/performance.md#start-up)."
     echo "- BENCH_QUICK=1 leaves out cargo bench (SSE, sandbox), the 100k-file Grep/Glob tree and the"
     echo "  1 GB events file: those rows read n/a; a full run (\`scripts/bench.sh\`) fills them."
     echo "- The login profile of the Bash figure is a stand-in for a pyenv/nvm set-up: a loop and"

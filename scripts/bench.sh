@@ -153,6 +153,7 @@ T_LIST=$(median_ms "$RUNS" "$BIN" --list-sessions || true)
 # ---------------------------------------------------------------- the scripted model
 start_mock() { # start_mock VAR SCRIPT_FILE RECORD → sets VAR to the server's URL
     local f=$TMP/mock.url.$1 i
+    rm -f "$f" # a URL file of an earlier server must not be read before this one writes
     "$BIN" mock-server --script "$2" --record "$3" >"$f" &
     PIDS+=($!)
     for ((i = 0; i < 200; i++)); do
@@ -305,7 +306,9 @@ fi
 # Peak memory of a one-shot run whose answer is 50 MB of text, sent by the scripted server
 # as ONE SSE data line and in 16 KiB deltas ("chunk": 16384). Measured, never asserted in
 # a test (tests/faults/huge_answer.rs checks the answer is stored exactly). Adds two rows
-# to the table of $OUT_MD and a note; self-contained so the rest of the report can change.
+# to the table of $OUT_MD and a note, so it runs once, after the report is written; until
+# 2c3f267 it also ran from bench-scale.sh, before, and that second run read the first's
+# URL file and measured a failed start (8.5 MB: the rows of earlier reports).
 bench_huge_answer() {
     [[ -x /usr/bin/time ]] || try_install /usr/bin/time time || return 0
     local dir=$TMP/huge size=50000000 kind url kb
