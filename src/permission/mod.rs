@@ -4,6 +4,8 @@
 //!
 //! The Bash safety policy (`tools::policy`) and the sandbox still apply to every call that
 //! is allowed here: this layer only adds questions and refusals in front of them.
+pub mod bashparse;
+mod bashrules;
 pub mod gate;
 pub mod hops;
 mod rules;
@@ -80,8 +82,11 @@ pub struct Facts {
     pub tool: String,
     /// Bash: the command.
     pub command: Option<String>,
-    /// Bash: the policy classifies it as a read inside the workspace only.
+    /// Bash: every simple command is on the read-only list and every path it names is in
+    /// the workspace.
     pub workspace_read: bool,
+    /// Bash: the parse and judgement, made once by the gate (None: made when needed).
+    pub bash: Option<std::sync::Arc<bashparse::Judged>>,
     /// File tools: the target, absolute (lexically normalised).
     pub path: Option<std::path::PathBuf>,
     /// File tools: the target as the kernel reaches it (every existing symlink followed),

@@ -5,7 +5,7 @@
 //! depth), `mcp__server` / `mcp__server__tool`, `WebFetch(domain:example.com)` (that host
 //! and its subdomains) or `WebFetch(https://docs.rs/*)` (a wildcard on the URL). `Edit` rules cover Write and Edit; `Read`
 //! rules cover Read, Glob and Grep.
-use super::Facts;
+use super::{bashrules, Facts};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,8 +80,8 @@ impl Rule {
             && tool.starts_with(&format!("{}__", self.tool))
     }
 
-    /// Whether the rule matches one Bash segment or the file target of `f`.
-    fn matches_with(&self, f: &Facts, command: Option<&str>, home: &Path) -> bool {
+    /// Whether the rule matches the file target or URL of `f` (Bash: see bashrules).
+    fn matches_with(&self, f: &Facts, home: &Path) -> bool {
         if !self.covers_tool(&f.tool) {
             return false;
         }
@@ -89,7 +89,7 @@ impl Rule {
             return true;
         };
         if f.tool == "Bash" {
-            return command.is_some_and(|c| bash_match(p, c));
+            return false;
         }
         if f.tool == "WebFetch" {
             return web_match(p, f, self.kind != RuleKind::Allow);
@@ -109,16 +109,6 @@ impl Rule {
             (_, Some(r)) => lexical || r,
         }
     }
-}
-
-/// `prefix:*` matches the prefix alone or followed by a space; otherwise `*` is a wildcard.
-fn bash_match(pattern: &str, command: &str) -> bool {
-    let c = command.trim();
-    if let Some(prefix) = pattern.strip_suffix(":*") {
-        let prefix = prefix.trim();
-        return c == prefix || c.starts_with(&format!("{prefix} "));
-    }
-    wildcard(pattern.trim(), c)
 }
 
 /// A WebFetch rule's pattern in canonical form: the host of `domain:` and the URL of a
@@ -150,7 +140,7 @@ fn web_match(pattern: &str, f: &Facts, loose: bool) -> bool {
     hit(&f.url) || (loose && hit(&f.url_loose))
 }
 
-fn wildcard(p: &str, s: &str) -> bool {
+pub(super) fn wildcard(p: &str, s: &str) -> bool {
     let parts: Vec<&str> = p.split('*').collect();
     if parts.len() == 1 {
         return p == s;
@@ -205,91 +195,40 @@ fn path_match(pattern: &str, path: &Path, base: &Path, home: &Path) -> bool {
             .any(|a| !a.as_os_str().is_empty() && m.is_match(a))
 }
 
-/// Bash commands split at `&&`, `||`, `;`, `|` and newlines: an allow rule must cover every
-/// part (so `git status && rm -rf x` is not allowed by `Bash(git status:*)`); a deny or ask
-/// rule matches when it covers any part.
-pub(super) fn segments(command: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = command.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ';' | '\n' => out.push(std::mem::take(&mut cur)),
-            '&' | '|' => {
-                if chars.peek() == Some(&c) {
-                    chars.next();
-                }
-                out.push(std::mem::take(&mut cur));
-            }
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out.into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
-/// The first rule of `kind` that matches the call.
+/// The first rule of `kind` that matches the call (Bash: the whole command or any simple
+/// command in it).
 pub fn first<'a>(rules: &'a [Rule], kind: RuleKind, f: &Facts, home: &Path) -> Option<&'a Rule> {
-    let segs = f.command.as_deref().map(segments).unwrap_or_default();
-    rules.iter().filter(|r| r.kind == kind).find(|r| {
-        if f.tool == "Bash" {
-            // The whole command too, so `Bash(a && b)` can be written.
-            r.matches_with(f, f.command.as_deref(), home)
-                || segs.iter().any(|s| r.matches_with(f, Some(s), home))
-        } else {
-            r.matches_with(f, None, home)
-        }
-    })
-}
-
-/// Whether allow rules cover the call (every part of a Bash command).
-pub fn allowed(rules: &[Rule], f: &Facts, home: &Path) -> bool {
-    let allow: Vec<&Rule> = rules.iter().filter(|r| r.kind == RuleKind::Allow).collect();
+    let mut of_kind = rules.iter().filter(|r| r.kind == kind);
     if f.tool == "Bash" {
-        let whole = f.command.as_deref();
-        let segs = segments(whole.unwrap_or(""));
-        // The whole command only when it is one part: a prefix rule must not let a
-        // chained command through.
-        if segs.len() <= 1 && allow.iter().any(|r| r.matches_with(f, whole, home)) {
-            return true;
-        }
-        return !segs.is_empty()
-            && segs
-                .iter()
-                .all(|s| allow.iter().any(|r| r.matches_with(f, Some(s), home)));
+        let j = bashrules::judged(f);
+        return of_kind.find(|r| {
+            r.covers_tool("Bash")
+                && r.pattern
+                    .as_deref()
+                    .is_none_or(|p| bashrules::matches_any(p, &j))
+        });
     }
-    allow.iter().any(|r| r.matches_with(f, None, home))
+    of_kind.find(|r| r.matches_with(f, home))
 }
 
-/// Commands whose second word is a subcommand worth keeping in a suggested rule.
-const MULTI: &[&str] = &[
-    "git", "npm", "pnpm", "yarn", "cargo", "docker", "kubectl", "go", "pip", "make", "python",
-    "python3", "node", "bundle", "mix",
-];
+/// Whether allow rules cover the call (every simple command of a Bash command).
+pub fn allowed(rules: &[Rule], f: &Facts, home: &Path) -> bool {
+    let allow = rules.iter().filter(|r| r.kind == RuleKind::Allow);
+    if f.tool == "Bash" {
+        let pats: Vec<Option<&str>> = allow
+            .filter(|r| r.covers_tool("Bash"))
+            .map(|r| r.pattern.as_deref())
+            .collect();
+        return !pats.is_empty() && bashrules::covered(&pats, &bashrules::judged(f));
+    }
+    let mut allow = allow;
+    allow.any(|r| r.matches_with(f, home))
+}
 
-/// The rule "always" adds for this call.
+/// The rule "always" adds for this call (Bash: every rule it needs, comma-separated).
 pub fn suggest(f: &Facts, _home: &Path) -> String {
     match f.tool.as_str() {
-        "Bash" => {
-            let c = f.command.as_deref().unwrap_or("").trim();
-            let words: Vec<&str> = c.split_whitespace().collect();
-            match words.as_slice() {
-                [] => "Bash".into(),
-                [w, sub, ..]
-                    if MULTI.contains(w)
-                        && sub
-                            .chars()
-                            .all(|ch| ch.is_ascii_alphanumeric() || ch == '-')
-                        && !sub.starts_with('-') =>
-                {
-                    format!("Bash({w} {sub}:*)")
-                }
-                [w, ..] => format!("Bash({w}:*)"),
-            }
-        }
+        "Bash" => bashrules::suggestions(&bashrules::judged(f)).join(", "),
         "Write" | "Edit" => match (&f.rel_path, &f.path) {
             (Some(rel), _) => match Path::new(rel).parent() {
                 Some(dir) if !dir.as_os_str().is_empty() => format!("Edit({}/**)", dir.display()),
@@ -341,5 +280,5 @@ pub fn split_top_level(s: &str, blanks: bool) -> Vec<String> {
 
 #[cfg(test)]
 pub(super) fn bash_match_for_tests(p: &str, c: &str) -> bool {
-    bash_match(p, c)
+    bashrules::bash_match(p, c)
 }

@@ -15,44 +15,16 @@ pub enum SaveTo {
     User,
 }
 
-/// Shell words that open or close a compound command around the real command.
-const LEADS: &[&str] = &["do", "then", "else", "elif", "if", "!", "{", "("];
-const CLOSERS: &[&str] = &["done", "fi", "esac", "}", ")"];
-
-/// The rules "always" proposes for a call: `whole` (the decision's one suggestion) for
-/// anything but a compound Bash command; for one, a rule per part (an allow rule must cover
-/// every `;`, `&&`, `|` part), each once: `for f in *; do wc -l $f; done` gives
-/// `Bash(for:*)`, `Bash(do wc:*)`, `Bash(done)`.
-pub fn proposals(f: &Facts, whole: &str, home: &Path) -> Vec<String> {
-    let segs = match (&f.command, f.tool.as_str()) {
-        (Some(c), "Bash") => super::rules::segments(c),
-        _ => Vec::new(),
-    };
-    if segs.len() <= 1 {
-        return vec![whole.to_string()];
+/// The rules "always" proposes for a call: for Bash, one per distinct simple command the
+/// parse found that is not a read (`for f in $(ls); do rm $f; done` gives `Bash(rm:*)`;
+/// `git commit -m x && npm run test` gives `Bash(git commit:*)`, `Bash(npm run test:*)`),
+/// or the exact command when a part cannot be named by a prefix; `whole` (the decision's
+/// one suggestion) for any other tool. A pure function: the question shows the list.
+pub fn proposals(f: &Facts, whole: &str, _home: &Path) -> Vec<String> {
+    if f.tool == "Bash" {
+        return super::bashrules::suggestions(&super::bashrules::judged(f));
     }
-    let mut out: Vec<String> = Vec::new();
-    for seg in segs {
-        let words: Vec<&str> = seg.split_whitespace().collect();
-        let lead = words.iter().take_while(|w| LEADS.contains(w)).count();
-        let rule = if lead == words.len() || CLOSERS.contains(&seg.as_str()) {
-            format!("Bash({seg})")
-        } else {
-            let rest = Facts {
-                command: Some(words[lead..].join(" ")),
-                ..f.clone()
-            };
-            let one = super::rules::suggest(&rest, home);
-            match (lead, one.strip_prefix("Bash(")) {
-                (0, _) | (_, None) => one,
-                (_, Some(inner)) => format!("Bash({} {inner}", words[..lead].join(" ")),
-            }
-        };
-        if !out.contains(&rule) {
-            out.push(rule);
-        }
-    }
-    out
+    vec![whole.to_string()]
 }
 
 /// Merge `rules` into `permissions.allow` of the settings file at `path` (created with its
@@ -106,22 +78,17 @@ mod tests {
     }
 
     #[test]
-    fn a_rule_per_part_each_once() {
+    fn a_rule_per_simple_command_each_once() {
         let home = Path::new("/home/x");
-        let f = bash("for f in *; do wc -l $f; done");
+        let f = bash("for f in $(ls); do rm -f $f; touch $f.new; rm x; done");
+        assert_eq!(proposals(&f, "", home), ["Bash(rm:*)", "Bash(touch:*)"]);
+        let f = bash("git commit -m 'a b' && npm run test -- -x 2>&1 | head");
         assert_eq!(
-            proposals(&f, "Bash(for:*)", home),
-            ["Bash(for:*)", "Bash(do wc:*)", "Bash(done)"]
+            proposals(&f, "", home),
+            ["Bash(git commit:*)", "Bash(npm run test:*)"]
         );
-        let f = bash("git status && git status | head");
-        assert_eq!(
-            proposals(&f, "Bash(git status:*)", home),
-            ["Bash(git status:*)", "Bash(head:*)"]
-        );
-        assert_eq!(
-            proposals(&bash("ls -l"), "Bash(ls:*)", home),
-            ["Bash(ls:*)"]
-        );
+        assert_eq!(proposals(&bash("FOO=1 rm x"), "", home), ["Bash(rm:*)"]);
+        assert_eq!(proposals(&bash("ls -l /etc"), "", home), ["Bash(ls:*)"]);
     }
 
     #[test]
