@@ -7,6 +7,26 @@
 use super::bashparse::{judge, Judged};
 use super::Facts;
 use std::borrow::Cow;
+use std::path::Path;
+
+/// The policy bits of a read outside the workspace: system, external, network.
+const OUTSIDE_READS: u32 = 0o4440;
+
+/// The facts of a Bash call, its one parse and judgement included. The read-only list
+/// says what runs; the policy's path scopes say where it reads: a read outside the
+/// workspace (system files, the home folder, the network) asks too.
+pub fn bash_facts(command: &str, cwd: &Path, projects_root: &Path) -> Facts {
+    let mut j = judge(command);
+    let req = crate::tools::policy::classify_for_gate(command, cwd, projects_root);
+    j.scope_ok = req & OUTSIDE_READS == 0;
+    Facts {
+        tool: "Bash".into(),
+        command: Some(command.to_string()),
+        workspace_read: j.read_only(),
+        bash: Some(std::sync::Arc::new(j)),
+        ..Facts::default()
+    }
+}
 
 /// The judgement the gate made for the call, or one made now (tests, callers without a
 /// gate).

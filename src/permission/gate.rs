@@ -359,9 +359,6 @@ fn normalise(p: &Path) -> PathBuf {
     out
 }
 
-/// The policy bits of a read outside the workspace: system, external, network.
-const OUTSIDE_READS: u32 = 0o4440;
-
 fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> Facts {
     let mut f = Facts {
         tool: tool.to_string(),
@@ -370,15 +367,7 @@ fn facts(env: &CallEnv, home: &Path, tool: &str, input: &serde_json::Value) -> F
     let s = |k: &str| input.get(k).and_then(|v| v.as_str()).map(str::to_string);
     if tool == "Bash" {
         let c = s("command").unwrap_or_default();
-        let mut j = super::bashparse::judge(&c);
-        // The read-only list says what runs; the policy's path scopes say where it reads:
-        // a read outside the workspace (system, home, network) asks too.
-        let req = crate::tools::policy::classify_for_gate(&c, env.cwd, env.projects_root);
-        j.scope_ok = req & OUTSIDE_READS == 0;
-        f.workspace_read = j.read_only();
-        f.bash = Some(std::sync::Arc::new(j));
-        f.command = Some(c);
-        return f;
+        return super::bash_facts(&c, env.cwd, env.projects_root);
     }
     if tool == "WebFetch" {
         return super::hops::web_facts(&s("url").unwrap_or_default());

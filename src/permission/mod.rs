@@ -6,6 +6,7 @@
 //! is allowed here: this layer only adds questions and refusals in front of them.
 pub mod bashparse;
 mod bashrules;
+pub use bashrules::bash_facts;
 pub mod gate;
 pub mod hops;
 mod rules;

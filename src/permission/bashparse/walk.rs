@@ -167,7 +167,11 @@ impl<'a> Walk<'a> {
             .map(|x| self.text(x).to_string())
             .unwrap_or_default();
         cmd.assigns.push(name);
-        self.visit_inside(n, depth + 1);
+        let mut cur = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut cur).collect();
+        for c in kids {
+            self.visit_inside(c, depth + 1);
+        }
     }
 
     /// `export A=1 B`, `local x`, `unset y`: a builtin that only sets variables.

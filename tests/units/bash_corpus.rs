@@ -1,0 +1,191 @@
+//! The approval corpus (tests/fixtures/bash_corpus.txt): in the default permission mode
+//! every command labelled `read` runs unasked and every one labelled `ask` asks; plan mode
+//! runs the reads and refuses the rest. Then saved rules that must not open holes:
+//! substitutions, assignments, wrappers and loop bodies are judged command by command.
+use bash_agent::permission::{bash_facts, decide, PermMode, Rule, RuleKind, Verdict};
+use std::path::Path;
+
+fn corpus() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bash_corpus.txt"),
+    )
+    .unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (label, cmd) = l.split_once('\t').expect("label<TAB>command");
+            (label.to_string(), cmd.replace("\\n", "\n"))
+        })
+        .collect()
+}
+
+fn verdict(mode: PermMode, rules: &[Rule], cmd: &str, cwd: &Path) -> Verdict {
+    let f = bash_facts(cmd, cwd, &cwd.join(".store"));
+    decide(mode, rules, &f, Path::new("/nonexistent-home"))
+}
+
+fn kind(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Allow => "allow",
+        Verdict::Ask { .. } => "ask",
+        Verdict::Deny(_) => "deny",
+    }
+}
+
+#[test]
+fn the_corpus_is_judged_as_labelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let all = corpus();
+    assert!(all.len() >= 150, "{} commands", all.len());
+    let mut wrong = Vec::new();
+    for (label, cmd) in &all {
+        let want = match label.as_str() {
+            "read" => "allow",
+            "ask" => "ask",
+            l => panic!("unknown label {l}"),
+        };
+        let got = kind(&verdict(PermMode::Default, &[], cmd, cwd));
+        if got != want {
+            wrong.push(format!("{label}\t{cmd:?} -> {got}"));
+        }
+        let plan = kind(&verdict(PermMode::Plan, &[], cmd, cwd));
+        let plan_want = if want == "allow" { "allow" } else { "deny" };
+        if plan != plan_want {
+            wrong.push(format!("plan {label}\t{cmd:?} -> {plan}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+fn allow(list: &[&str], cwd: &Path) -> Vec<Rule> {
+    list.iter()
+        .map(|r| Rule::parse(RuleKind::Allow, r, cwd).unwrap())
+        .collect()
+}
+
+#[test]
+fn saved_rules_cannot_be_bypassed() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    // What "always" saved for a loop before, and prefix rules on harmless commands.
+    let rules = allow(
+        &[
+            "Bash(for:*)", "Bash(do echo:*)", "Bash(done)", "Bash(echo:*)", "Bash(FOO=1:*)",
+            "Bash(git status:*)", "Bash(timeout:*)", "Bash(ls *)", "Bash(git x:*)",
+        ],
+        cwd,
+    );
+    for cmd in [
+        "for f in $(rm victim.txt); do echo $f; done",
+        "echo $(rm victim)",
+        "echo `rm victim`",
+        "echo \"$(rm victim)\"",
+        "FOO=1 rm victim.txt",
+        "git status && rm victim",
+        "git status; rm victim",
+        "git status | rm victim",
+        "timeout 5 rm victim",
+        "ls $(rm victim)",
+        "ls <(rm victim)",
+        "echo x > $(rm victim)",
+        "git -c alias.x='!rm victim' x",
+        "for i in 1; do rm victim; done",
+        "f() { rm victim; }; f",
+        "x=$(rm victim); echo $x",
+        "echo ok\nrm victim",
+    ] {
+        let v = verdict(PermMode::Default, &rules, cmd, cwd);
+        assert_eq!(kind(&v), "ask", "{cmd:?}: {v:?}");
+    }
+    // What the rules do allow (a rule on a program covers its redirections, as Claude
+    // Code's does: `Bash(echo:*)` allows `echo x > f`).
+    for cmd in ["echo hi", "echo hi && git status -s", "timeout 5 ls", "ls", "echo x > f"] {
+        let v = verdict(PermMode::Default, &rules, cmd, cwd);
+        assert_eq!(kind(&v), "allow", "{cmd:?}: {v:?}");
+    }
+}
+
+#[test]
+fn prefix_rules_in_both_spellings_match_the_bare_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    for rule in ["Bash(git commit *)", "Bash(git commit:*)"] {
+        let r = allow(&[rule], cwd);
+        for (cmd, want) in [
+            ("git commit", "allow"),
+            ("git commit -m 'x y'", "allow"),
+            ("git commitx", "ask"),
+            ("git commit -m x && rm y", "ask"),
+            ("git commit -m \"$(rm y)\"", "ask"),
+        ] {
+            let v = verdict(PermMode::Default, &r, cmd, cwd);
+            assert_eq!(kind(&v), want, "{rule} {cmd:?}: {v:?}");
+        }
+    }
+}
+
+#[test]
+fn deny_rules_match_any_simple_command_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let rules = vec![Rule::parse(RuleKind::Deny, "Bash(rm:*)", cwd).unwrap()];
+    for cmd in [
+        "rm x",
+        "ls && rm x",
+        "echo $(rm x)",
+        "for f in $(rm x); do :; done",
+        "sudo rm x",
+        "env FOO=1 rm x",
+        "timeout 5 nice rm x",
+        "ls | xargs rm",
+        "bash -c 'ls; rm x'",
+        "find . -exec rm {} \\;",
+        "cat <<EOF\n$(rm x)\nEOF",
+        "\"rm\" x",
+        "r\\m x",
+    ] {
+        for mode in [PermMode::Default, PermMode::Bypass] {
+            let v = verdict(mode, &rules, cmd, cwd);
+            assert_eq!(kind(&v), "deny", "{mode:?} {cmd:?}: {v:?}");
+        }
+    }
+}
+
+#[test]
+fn suggestions_name_real_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let sugg = |cmd: &str| match verdict(PermMode::Default, &[], cmd, cwd) {
+        Verdict::Ask { suggest, .. } => suggest,
+        v => panic!("{cmd}: {v:?}"),
+    };
+    assert_eq!(sugg("git commit -m 'a b' 2>&1"), "Bash(git commit:*)");
+    assert_eq!(sugg("npm run test -- --watch=false"), "Bash(npm run test:*)");
+    assert_eq!(sugg("FOO=1 rm x"), "Bash(rm:*)");
+    assert_eq!(
+        sugg("for f in $(ls); do rm \"$f\"; cp a \"draft.txt\"; done"),
+        "Bash(rm:*), Bash(cp:*)"
+    );
+    assert_eq!(sugg("timeout 60 cargo test -q"), "Bash(cargo test:*)");
+    assert_eq!(sugg("sudo apt install x"), "Bash(sudo apt install:*)");
+    assert_eq!(sugg("bash -c 'echo hi'"), "Bash(bash -c 'echo hi')");
+    // No prefix names `$CMD`: the exact command.
+    assert_eq!(sugg("$CMD x"), "Bash($CMD x)");
+    // Each suggestion, saved, allows the command it was made for.
+    for cmd in [
+        "git commit -m 'a b' 2>&1",
+        "for f in $(ls); do rm \"$f\"; cp a \"draft.txt\"; done",
+        "bash -c 'echo hi'",
+        "$CMD x",
+        "sudo apt install x",
+    ] {
+        let s = sugg(cmd);
+        let rules: Vec<Rule> = bash_agent::permission::split_rules(&s)
+            .iter()
+            .map(|r| Rule::parse(RuleKind::Allow, r, cwd).unwrap())
+            .collect();
+        let v = verdict(PermMode::Default, &rules, cmd, cwd);
+        assert_eq!(kind(&v), "allow", "{cmd:?} with {s}: {v:?}");
+    }
+}
