@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod approvals;
 mod background_tools;
 mod cli_extras;
 mod cli_launch;
