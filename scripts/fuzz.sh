@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (cargo-fuzz / libFuzzer) of the parsers that read untrusted
 # bytes: the RESP frame reader, the SSE parser + normalisers, the events.jsonl readers, the
-# quick read of stored conversation lines, WebFetch's HTML to markdown conversion.
+# quick read of stored conversation lines, WebFetch's HTML to markdown conversion, the
+# permission gate's Bash parse and judgement (tree-sitter-bash; unparseable input asks).
 #
 #   scripts/fuzz.sh            # 30 s per target
 #   scripts/fuzz.sh 300        # 5 min per target
@@ -21,7 +22,7 @@ set -euo pipefail
 
 SECS=${1:-30}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TARGETS=${FUZZ_TARGETS:-"resp sse events conversation html"}
+TARGETS=${FUZZ_TARGETS:-"resp sse events conversation html bashparse"}
 export RUSTC_BOOTSTRAP=1
 
 if ! cargo fuzz --version >/dev/null 2>&1; then

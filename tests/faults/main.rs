@@ -17,6 +17,7 @@ mod faults_numbers;
 mod faults_provider;
 mod faults_secrets;
 mod faults_torn;
+mod fuzz_bashparse;
 mod fuzz_regress;
 mod hostile_writers;
 mod huge_answer;

@@ -1,0 +1,3 @@
+cat <<EOF | sh
+$(rm x) `touch y`
+EOF

@@ -1,0 +1,1 @@
+for f in $(rm v); do echo "$f" > out; done

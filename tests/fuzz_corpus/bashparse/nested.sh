@@ -1,0 +1,1 @@
+f() { [[ -f $(rm x) ]] && case $a in (b) echo ${x:-$(rm z)};; esac; }; f 2>&1 | tee >(wc -l)

@@ -1,0 +1,1 @@
+git -c alias.x='!touch f' x && FOO=1 timeout 5 xargs -n1 rm <<< a
