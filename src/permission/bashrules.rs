@@ -59,10 +59,11 @@ pub(super) fn bash_match(pattern: &str, command: &str) -> bool {
 /// simple command.
 pub(super) fn matches_any(pattern: &str, j: &Judged) -> bool {
     bash_match(pattern, &j.text)
-        || j
-            .cmds
-            .iter()
-            .any(|c| c.views.iter().any(|v| !v.is_empty() && bash_match(pattern, v)))
+        || j.cmds.iter().any(|c| {
+            c.views
+                .iter()
+                .any(|v| !v.is_empty() && bash_match(pattern, v))
+        })
 }
 
 /// Whether allow rules (their patterns; None is the bare `Bash`) cover the command.
@@ -74,8 +75,7 @@ pub(super) fn covered(patterns: &[Option<&str>], j: &Judged) -> bool {
     if pats.iter().any(|p| !p.contains('*') && p.trim() == j.text) {
         return true;
     }
-    j.ok
-        && !j.cmds.is_empty()
+    j.ok && !j.cmds.is_empty()
         && j.cmds.iter().all(|c| {
             (c.read && j.scope_ok)
                 || (!c.key.is_empty() && pats.iter().any(|p| bash_match(p, &c.key)))

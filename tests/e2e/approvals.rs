@@ -10,7 +10,14 @@ use std::process::Stdio;
 
 fn git(env: &Env, args: &[&str]) {
     let st = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(&env.cwd)
         .stdout(Stdio::null())
@@ -90,6 +97,9 @@ fn saved_rules_and_state_changing_commands_are_not_bypassed() {
     );
     assert!(tool_result(&env, "t", "r1").contains("ALLOWED-BY-RULE"));
     let loop_out = tool_result(&env, "t", "r2");
-    assert!(loop_out.contains("LOOP-1") && loop_out.contains("LOOP-2"), "{loop_out}");
+    assert!(
+        loop_out.contains("LOOP-1") && loop_out.contains("LOOP-2"),
+        "{loop_out}"
+    );
     assert!(tool_result(&env, "t", "r3").contains("tracked.txt"));
 }

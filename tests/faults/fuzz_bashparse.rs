@@ -16,12 +16,18 @@ fn check(cmd: &str) {
     let f = bash_facts(cmd, cwd, &cwd.join(".store"));
     let v = decide(PermMode::Default, &[], &f, Path::new("/nonexistent-home"));
     if !j.ok {
-        assert!(!matches!(v, Verdict::Allow), "unparsed and allowed: {cmd:?}");
+        assert!(
+            !matches!(v, Verdict::Allow),
+            "unparsed and allowed: {cmd:?}"
+        );
     }
     if let Verdict::Ask { suggest, .. } = v {
         let home = Path::new("/nonexistent-home");
         for r in bash_agent::permission::save::proposals(&f, &suggest, home) {
-            assert!(Rule::parse(RuleKind::Allow, &r, cwd).is_ok(), "{cmd:?}: {r:?}");
+            assert!(
+                Rule::parse(RuleKind::Allow, &r, cwd).is_ok(),
+                "{cmd:?}: {r:?}"
+            );
         }
     }
 }
@@ -37,9 +43,37 @@ fn bash_parse_never_panics_and_unparsed_asks() {
     seeds.sort();
     assert!(seeds.len() >= 5);
     const PIECES: &[&str] = &[
-        "$(", ")", "`", "'", "\"", "<<EOF\n", "\nEOF\n", "; ", " && ", " | ", "{ ", " }",
-        "for x in ", "; do ", "; done", "case a in ", " esac", "> f", "2>&1", "$((", "))",
-        "\\", "\n", "<(", "[[ ", " ]]", "f() ", "${x:-", "}", "\0", "é",
+        "$(",
+        ")",
+        "`",
+        "'",
+        "\"",
+        "<<EOF\n",
+        "\nEOF\n",
+        "; ",
+        " && ",
+        " | ",
+        "{ ",
+        " }",
+        "for x in ",
+        "; do ",
+        "; done",
+        "case a in ",
+        " esac",
+        "> f",
+        "2>&1",
+        "$((",
+        "))",
+        "\\",
+        "\n",
+        "<(",
+        "[[ ",
+        " ]]",
+        "f() ",
+        "${x:-",
+        "}",
+        "\0",
+        "é",
     ];
     let mut state: u64 = 0x2545_F491_4F6C_DD1D;
     let mut next = |n: usize| {

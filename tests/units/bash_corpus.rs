@@ -55,7 +55,12 @@ fn the_corpus_is_judged_as_labelled() {
             wrong.push(format!("plan {label}\t{cmd:?} -> {plan}"));
         }
     }
-    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 fn allow(list: &[&str], cwd: &Path) -> Vec<Rule> {
@@ -71,8 +76,15 @@ fn saved_rules_cannot_be_bypassed() {
     // What "always" saved for a loop before, and prefix rules on harmless commands.
     let rules = allow(
         &[
-            "Bash(for:*)", "Bash(do echo:*)", "Bash(done)", "Bash(echo:*)", "Bash(FOO=1:*)",
-            "Bash(git status:*)", "Bash(timeout:*)", "Bash(ls *)", "Bash(git x:*)",
+            "Bash(for:*)",
+            "Bash(do echo:*)",
+            "Bash(done)",
+            "Bash(echo:*)",
+            "Bash(FOO=1:*)",
+            "Bash(git status:*)",
+            "Bash(timeout:*)",
+            "Bash(ls *)",
+            "Bash(git x:*)",
         ],
         cwd,
     );
@@ -100,7 +112,13 @@ fn saved_rules_cannot_be_bypassed() {
     }
     // What the rules do allow (a rule on a program covers its redirections, as Claude
     // Code's does: `Bash(echo:*)` allows `echo x > f`).
-    for cmd in ["echo hi", "echo hi && git status -s", "timeout 5 ls", "ls", "echo x > f"] {
+    for cmd in [
+        "echo hi",
+        "echo hi && git status -s",
+        "timeout 5 ls",
+        "ls",
+        "echo x > f",
+    ] {
         let v = verdict(PermMode::Default, &rules, cmd, cwd);
         assert_eq!(kind(&v), "allow", "{cmd:?}: {v:?}");
     }
@@ -161,7 +179,10 @@ fn suggestions_name_real_commands() {
         v => panic!("{cmd}: {v:?}"),
     };
     assert_eq!(sugg("git commit -m 'a b' 2>&1"), "Bash(git commit:*)");
-    assert_eq!(sugg("npm run test -- --watch=false"), "Bash(npm run test:*)");
+    assert_eq!(
+        sugg("npm run test -- --watch=false"),
+        "Bash(npm run test:*)"
+    );
     assert_eq!(sugg("FOO=1 rm x"), "Bash(rm:*)");
     assert_eq!(
         sugg("for f in $(ls); do rm \"$f\"; cp a \"draft.txt\"; done"),

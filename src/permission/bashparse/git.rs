@@ -3,17 +3,49 @@
 //! harmless global options removed; `-c`, `--config-env` and `--exec-path` were kept, so
 //! they land here as a non-subcommand and ask.
 const READERS: &[&str] = &[
-    "status", "log", "show", "diff", "blame", "annotate", "shortlog", "describe", "rev-parse",
-    "rev-list", "ls-files", "ls-tree", "cat-file", "merge-base", "name-rev", "for-each-ref",
-    "show-ref", "count-objects", "var", "version", "whatchanged", "diff-tree", "diff-files",
-    "diff-index", "check-ignore", "check-attr", "grep", "show-branch", "cherry",
-    "verify-commit", "verify-tag",
+    "status",
+    "log",
+    "show",
+    "diff",
+    "blame",
+    "annotate",
+    "shortlog",
+    "describe",
+    "rev-parse",
+    "rev-list",
+    "ls-files",
+    "ls-tree",
+    "cat-file",
+    "merge-base",
+    "name-rev",
+    "for-each-ref",
+    "show-ref",
+    "count-objects",
+    "var",
+    "version",
+    "whatchanged",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "check-ignore",
+    "check-attr",
+    "grep",
+    "show-branch",
+    "cherry",
+    "verify-commit",
+    "verify-tag",
 ];
 
 /// Options that write a file or run another program whatever the subcommand.
 const NEVER: &[&str] = &[
-    "--output", "-O", "--open-files-in-pager", "--ext-diff", "--exec", "--upload-pack",
-    "--receive-pack", "--textconv",
+    "--output",
+    "-O",
+    "--open-files-in-pager",
+    "--ext-diff",
+    "--exec",
+    "--upload-pack",
+    "--receive-pack",
+    "--textconv",
 ];
 
 pub(super) fn read_only(a: &[&str]) -> bool {
@@ -21,9 +53,9 @@ pub(super) fn read_only(a: &[&str]) -> bool {
         return false;
     };
     if rest.iter().any(|x| {
-        NEVER
-            .iter()
-            .any(|n| x == n || x.starts_with(&format!("{n}=")) || (n.len() == 2 && x.starts_with(n)))
+        NEVER.iter().any(|n| {
+            x == n || x.starts_with(&format!("{n}=")) || (n.len() == 2 && x.starts_with(n))
+        })
     }) {
         return false;
     }
@@ -36,26 +68,56 @@ pub(super) fn read_only(a: &[&str]) -> bool {
             rest,
             &["--list", "-l"],
             &[
-                "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current",
-                "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--color",
+                "-a",
+                "--all",
+                "-r",
+                "--remotes",
+                "-v",
+                "-vv",
+                "--verbose",
+                "--show-current",
+                "--no-color",
+                "--column",
+                "--no-column",
+                "-i",
+                "--ignore-case",
+                "--color",
                 "--omit-empty",
             ],
         ),
         "tag" => listing(
             rest,
             &["--list", "-l"],
-            &["-n", "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--color"],
+            &[
+                "-n",
+                "--no-color",
+                "--column",
+                "--no-column",
+                "-i",
+                "--ignore-case",
+                "--color",
+            ],
         ),
         "remote" => matches!(first, None | Some("-v" | "--verbose" | "get-url")),
         "config" => {
-            let reads = rest.iter().any(|x| {
-                x.starts_with("--get") || matches!(*x, "--list" | "-l")
-            }) || matches!(first, Some("get" | "list"));
+            let reads = rest
+                .iter()
+                .any(|x| x.starts_with("--get") || matches!(*x, "--list" | "-l"))
+                || matches!(first, Some("get" | "list"));
             let writes = rest.iter().any(|x| {
                 matches!(
                     *x,
-                    "--add" | "--unset" | "--unset-all" | "--replace-all" | "--rename-section"
-                        | "--remove-section" | "-e" | "--edit" | "set" | "unset" | "edit"
+                    "--add"
+                        | "--unset"
+                        | "--unset-all"
+                        | "--replace-all"
+                        | "--rename-section"
+                        | "--remove-section"
+                        | "-e"
+                        | "--edit"
+                        | "set"
+                        | "unset"
+                        | "edit"
                 )
             });
             reads && !writes
@@ -74,7 +136,12 @@ pub(super) fn read_only(a: &[&str]) -> bool {
 /// `--contains X`, `--sort=…`, `--format=…`), and a name only when listing (a pattern).
 fn listing(rest: &[&str], list: &[&str], flags: &[&str]) -> bool {
     const VALUED: &[&str] = &[
-        "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort",
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+        "--sort",
         "--format",
     ];
     let listing = rest.iter().any(|x| list.contains(x));

@@ -6,16 +6,59 @@ use super::{parse, read_only, render, Word};
 
 /// Programs whose first argument (a subcommand or a script) belongs in a suggested rule.
 const MULTI: &[&str] = &[
-    "git", "npm", "pnpm", "yarn", "bun", "cargo", "docker", "podman", "kubectl", "go", "pip",
-    "pip3", "make", "python", "python3", "node", "bundle", "mix", "uv", "npx", "deno", "gh",
-    "helm", "terraform", "poetry", "rake", "dotnet", "mvn", "gradle", "bash", "sh", "zsh",
-    "ruby", "perl", "rustup", "brew", "apt", "apt-get", "systemctl", "just",
+    "git",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "cargo",
+    "docker",
+    "podman",
+    "kubectl",
+    "go",
+    "pip",
+    "pip3",
+    "make",
+    "python",
+    "python3",
+    "node",
+    "bundle",
+    "mix",
+    "uv",
+    "npx",
+    "deno",
+    "gh",
+    "helm",
+    "terraform",
+    "poetry",
+    "rake",
+    "dotnet",
+    "mvn",
+    "gradle",
+    "bash",
+    "sh",
+    "zsh",
+    "ruby",
+    "perl",
+    "rustup",
+    "brew",
+    "apt",
+    "apt-get",
+    "systemctl",
+    "just",
 ];
 
 /// Programs with a second level of subcommands (`npm run test`, `docker compose up`).
 const TWO_LEVEL: &[(&str, &str)] = &[
-    ("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("bun", "run"), ("uv", "run"),
-    ("docker", "compose"), ("git", "stash"), ("git", "remote"), ("cargo", "run"),
+    ("npm", "run"),
+    ("pnpm", "run"),
+    ("yarn", "run"),
+    ("bun", "run"),
+    ("uv", "run"),
+    ("docker", "compose"),
+    ("git", "stash"),
+    ("git", "remote"),
+    ("cargo", "run"),
 ];
 
 /// How deep `bash -c '…'` is looked into for deny rules.
@@ -67,7 +110,10 @@ pub fn judge(command: &str) -> Judged {
     for c in &script.commands {
         let read = read_only(c);
         if c.words.is_empty() {
-            out.cmds.push(Judge { read, ..Judge::default() });
+            out.cmds.push(Judge {
+                read,
+                ..Judge::default()
+            });
             continue;
         }
         let s = shape(&c.words);
@@ -79,7 +125,12 @@ pub fn judge(command: &str) -> Judged {
         } else {
             suggestion(&s.key, s.privileged, s.inline_code, &key)
         };
-        out.cmds.push(Judge { views, key, read, suggest });
+        out.cmds.push(Judge {
+            views,
+            key,
+            read,
+            suggest,
+        });
     }
     out
 }
@@ -106,7 +157,19 @@ fn extra_views(key: &[Word], views: &mut Vec<String>, depth: usize) {
     if matches!(prog, "find" | "fd" | "fdfind") {
         let mut i = 0;
         while i < key.len() {
-            if matches!(key[i].lit(), Some("-exec" | "-execdir" | "-ok" | "-okdir" | "-x" | "--exec" | "-X" | "--exec-batch")) {
+            if matches!(
+                key[i].lit(),
+                Some(
+                    "-exec"
+                        | "-execdir"
+                        | "-ok"
+                        | "-okdir"
+                        | "-x"
+                        | "--exec"
+                        | "-X"
+                        | "--exec-batch"
+                )
+            ) {
                 let end = key[i + 1..]
                     .iter()
                     .position(|w| matches!(w.lit(), Some(";" | "+")))
@@ -141,7 +204,11 @@ fn suggestion(key: &[Word], privileged: bool, inline: bool, rendered: &str) -> O
     }
     let mut parts = vec![prog.to_string()];
     let sub = words.get(1).and_then(Word::lit);
-    if base(prog) == "git" && sub.is_some_and(|s| s.starts_with("-c") || s.starts_with("--exec-path") || s.starts_with("--config-env")) {
+    if base(prog) == "git"
+        && sub.is_some_and(|s| {
+            s.starts_with("-c") || s.starts_with("--exec-path") || s.starts_with("--config-env")
+        })
+    {
         return exact();
     }
     if MULTI.contains(&base(prog)) {
@@ -163,6 +230,7 @@ fn suggestion(key: &[Word], privileged: bool, inline: bool, rendered: &str) -> O
 fn name_like(w: &str, program: bool) -> bool {
     !w.is_empty()
         && (program || !w.starts_with('-'))
-        && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./+@=".contains(c))
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./+@=".contains(c))
         && !w.contains("=")
 }

@@ -8,14 +8,87 @@ use super::{Cmd, Word};
 
 /// Programs whose every option only reads (or prints): any argument is fine.
 const ANY_ARGS: &[&str] = &[
-    "ls", "cat", "head", "tail", "wc", "echo", "printf", "pwd", "true", "false", ":",
-    "basename", "dirname", "realpath", "readlink", "stat", "du", "df", "which", "whereis",
-    "type", "test", "[", "id", "whoami", "uname", "printenv", "nl", "tac", "rev", "cut", "tr",
-    "paste", "fold", "column", "comm", "diff", "cmp", "md5sum", "sha1sum", "sha224sum",
-    "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "od", "hexdump",
-    "strings", "grep", "egrep", "fgrep", "jq", "seq", "sleep", "expr", "cd", "pushd", "popd",
-    "dirs", "groups", "locale", "nproc", "arch", "tty", "uptime", "free", "ps", "pgrep",
-    "wait", "jobs", "set", "read", "exit", "return", "exec", "time", "xargs", "shift", "ag",
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "echo",
+    "printf",
+    "pwd",
+    "true",
+    "false",
+    ":",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "stat",
+    "du",
+    "df",
+    "which",
+    "whereis",
+    "type",
+    "test",
+    "[",
+    "id",
+    "whoami",
+    "uname",
+    "printenv",
+    "nl",
+    "tac",
+    "rev",
+    "cut",
+    "tr",
+    "paste",
+    "fold",
+    "column",
+    "comm",
+    "diff",
+    "cmp",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "sum",
+    "od",
+    "hexdump",
+    "strings",
+    "grep",
+    "egrep",
+    "fgrep",
+    "jq",
+    "seq",
+    "sleep",
+    "expr",
+    "cd",
+    "pushd",
+    "popd",
+    "dirs",
+    "groups",
+    "locale",
+    "nproc",
+    "arch",
+    "tty",
+    "uptime",
+    "free",
+    "ps",
+    "pgrep",
+    "wait",
+    "jobs",
+    "set",
+    "read",
+    "exit",
+    "return",
+    "exec",
+    "time",
+    "xargs",
+    "shift",
+    "ag",
 ];
 
 /// Tools whose `--version` only prints.
@@ -44,9 +117,11 @@ pub fn read_only(cmd: &Cmd) -> bool {
         return false;
     };
     // `./cat` is not cat; `/usr/bin/cat` is.
-    if prog.contains('/') && !["/bin/", "/usr/bin/", "/usr/local/bin/"].iter().any(|d| {
-        prog.strip_prefix(d).is_some_and(|r| !r.contains('/'))
-    }) {
+    if prog.contains('/')
+        && !["/bin/", "/usr/bin/", "/usr/local/bin/"]
+            .iter()
+            .any(|d| prog.strip_prefix(d).is_some_and(|r| !r.contains('/')))
+    {
         return false;
     }
     program(base(prog), &s.key[1..])
@@ -55,15 +130,34 @@ pub fn read_only(cmd: &Cmd) -> bool {
 /// Variables whose value changes what a later program runs or reads as its configuration.
 pub fn safe_assignment(name: &str) -> bool {
     const NAMES: &[&str] = &[
-        "PATH", "IFS", "ENV", "BASH_ENV", "CDPATH", "PS4", "PROMPT_COMMAND", "SHELLOPTS",
-        "BASHOPTS", "PAGER", "MANPAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE",
-        "PERL5OPT", "PERL5LIB", "PYTHONPATH", "PYTHONSTARTUP", "NODE_OPTIONS", "RUBYOPT",
-        "HOME", "RIPGREP_CONFIG_PATH", "SHELL", "TMPDIR",
+        "PATH",
+        "IFS",
+        "ENV",
+        "BASH_ENV",
+        "CDPATH",
+        "PS4",
+        "PROMPT_COMMAND",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "NODE_OPTIONS",
+        "RUBYOPT",
+        "HOME",
+        "RIPGREP_CONFIG_PATH",
+        "SHELL",
+        "TMPDIR",
     ];
     const PREFIXES: &[&str] = &["LD_", "DYLD_", "GIT_", "BASH_FUNC", "XDG_"];
-    !name.is_empty()
-        && !NAMES.contains(&name)
-        && !PREFIXES.iter().any(|p| name.starts_with(p))
+    !name.is_empty() && !NAMES.contains(&name) && !PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 /// All arguments literal (a run-time word could be an option that writes).
@@ -87,8 +181,10 @@ fn program(name: &str, args: &[Word]) -> bool {
         return true;
     }
     let none = |bad: &[&str]| {
-        a.iter()
-            .all(|x| !bad.iter().any(|b| x == b || x.starts_with(&format!("{b}="))))
+        a.iter().all(|x| {
+            !bad.iter()
+                .any(|b| x == b || x.starts_with(&format!("{b}=")))
+        })
     };
     match name {
         "git" => super::git::read_only(&a),
@@ -98,14 +194,15 @@ fn program(name: &str, args: &[Word]) -> bool {
         ]),
         "fd" | "fdfind" => none(&["-x", "--exec", "-X", "--exec-batch"]),
         "rg" => a.iter().all(|x| !x.starts_with("--pre")),
-        "sort" => {
-            none(&["--output", "--compress-program"]) && !a.iter().any(|x| short_has(x, 'o'))
-        }
+        "sort" => none(&["--output", "--compress-program"]) && !a.iter().any(|x| short_has(x, 'o')),
         "uniq" => a.iter().filter(|x| !x.starts_with('-')).count() <= 1,
         "tree" => !a.iter().any(|x| short_has(x, 'o') || short_has(x, 'R')),
         "date" => none(&["--set"]) && !a.iter().any(|x| short_has(x, 's')),
         "hostname" => a.iter().all(|x| {
-            matches!(*x, "-s" | "-f" | "-i" | "-I" | "-d" | "-A" | "-a" | "--fqdn" | "--short")
+            matches!(
+                *x,
+                "-s" | "-f" | "-i" | "-I" | "-d" | "-A" | "-a" | "--fqdn" | "--short"
+            )
         }),
         "xxd" => {
             !a.iter().any(|x| short_has(x, 'r') || x.starts_with("--r"))
@@ -174,7 +271,9 @@ fn sed_command(c: &str) -> bool {
     let mut rest = c;
     loop {
         let before = rest;
-        rest = rest.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == '$' || ch == ',' || ch == '!');
+        rest = rest.trim_start_matches(|ch: char| {
+            ch.is_ascii_digit() || ch == '$' || ch == ',' || ch == '!'
+        });
         if let Some(r) = rest.strip_prefix('/') {
             match r.find('/') {
                 Some(j) if !r[..j].ends_with('\\') => rest = &r[j + 1..],

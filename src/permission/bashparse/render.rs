@@ -26,6 +26,23 @@ fn plain(s: &str) -> bool {
     !s.is_empty()
         && s.bytes().all(|b| {
             b.is_ascii_alphanumeric()
-                || matches!(b, b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b',' | b'+' | b'@' | b'%' | b'^' | b'~' | b'*' | b'?' | b'[' | b']')
+                || matches!(
+                    b,
+                    b'-' | b'_'
+                        | b'.'
+                        | b'/'
+                        | b'='
+                        | b':'
+                        | b','
+                        | b'+'
+                        | b'@'
+                        | b'%'
+                        | b'^'
+                        | b'~'
+                        | b'*'
+                        | b'?'
+                        | b'['
+                        | b']'
+                )
         })
 }

@@ -1,11 +1,7 @@
 use super::*;
 
 fn progs(c: &str) -> Vec<String> {
-    parse(c)
-        .commands
-        .iter()
-        .map(|c| render(&c.words))
-        .collect()
+    parse(c).commands.iter().map(|c| render(&c.words)).collect()
 }
 
 #[test]
@@ -15,7 +11,10 @@ fn every_simple_command_is_found() {
         progs("for f in $(rm v); do echo $f; done"),
         ["rm v", "echo $f"]
     );
-    assert_eq!(progs("echo $(rm victim)"), ["echo $(rm victim)", "rm victim"]);
+    assert_eq!(
+        progs("echo $(rm victim)"),
+        ["echo $(rm victim)", "rm victim"]
+    );
     assert_eq!(progs("x=`rm y`"), ["rm y", ""]);
     assert_eq!(progs("cat <<EOF | sh\n$(rm x)\nEOF"), ["sh", "rm x", "cat"]);
     assert_eq!(progs("f() { rm x; }"), ["rm x"]);

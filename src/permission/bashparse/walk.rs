@@ -8,13 +8,37 @@ use tree_sitter::{Node, Tree};
 
 /// Node kinds that are (parts of) words: only the substitutions inside them run.
 const WORDISH: &[&str] = &[
-    "word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
-    "number", "string_content", "ansi_c_string", "translated_string", "arithmetic_expansion",
-    "binary_expression", "unary_expression", "ternary_expression", "postfix_expression",
-    "parenthesized_expression", "subscript", "variable_name", "special_variable_name",
-    "brace_expression", "regex", "extglob_pattern", "test_operator", "heredoc_body",
-    "heredoc_content", "heredoc_start", "heredoc_end", "file_descriptor", "array",
-    "command_name", "comment",
+    "word",
+    "string",
+    "raw_string",
+    "concatenation",
+    "simple_expansion",
+    "expansion",
+    "number",
+    "string_content",
+    "ansi_c_string",
+    "translated_string",
+    "arithmetic_expansion",
+    "binary_expression",
+    "unary_expression",
+    "ternary_expression",
+    "postfix_expression",
+    "parenthesized_expression",
+    "subscript",
+    "variable_name",
+    "special_variable_name",
+    "brace_expression",
+    "regex",
+    "extglob_pattern",
+    "test_operator",
+    "heredoc_body",
+    "heredoc_content",
+    "heredoc_start",
+    "heredoc_end",
+    "file_descriptor",
+    "array",
+    "command_name",
+    "comment",
 ];
 
 /// Deeper nesting is not judged (asked about); the walk recurses once per level.
@@ -277,7 +301,11 @@ fn literal(n: Node, src: &[u8]) -> Option<String> {
             }
             Some(out)
         }
-        "raw_string" => Some(text.trim_start_matches('\'').trim_end_matches('\'').to_string()),
+        "raw_string" => Some(
+            text.trim_start_matches('\'')
+                .trim_end_matches('\'')
+                .to_string(),
+        ),
         "string" => {
             let mut out = String::new();
             let mut cur = n.walk();

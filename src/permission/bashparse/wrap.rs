@@ -35,13 +35,28 @@ fn wrapper(name: &str) -> Option<(&'static [&'static str], usize)> {
         "timeout" => (&["-s", "--signal", "-k", "--kill-after"], 1),
         "xargs" => (
             &[
-                "-I", "-n", "-P", "-L", "-d", "-a", "-E", "-s", "--max-args", "--max-procs",
-                "--max-lines", "--delimiter", "--arg-file", "--max-chars", "--replace",
+                "-I",
+                "-n",
+                "-P",
+                "-L",
+                "-d",
+                "-a",
+                "-E",
+                "-s",
+                "--max-args",
+                "--max-procs",
+                "--max-lines",
+                "--delimiter",
+                "--arg-file",
+                "--max-chars",
+                "--replace",
             ],
             0,
         ),
         "sudo" | "doas" => (
-            &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "--user", "--group"],
+            &[
+                "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "--user", "--group",
+            ],
             0,
         ),
         _ => return None,
@@ -80,7 +95,12 @@ pub fn shape(words: &[Word]) -> Shape {
     while let Some(Word::Lit(first)) = rest.first() {
         let name = base(first);
         // `command -v x` only looks x up; `env` alone prints the environment.
-        if name == "command" && rest.get(1).and_then(Word::lit).is_some_and(|o| o == "-v" || o == "-V") {
+        if name == "command"
+            && rest
+                .get(1)
+                .and_then(Word::lit)
+                .is_some_and(|o| o == "-v" || o == "-V")
+        {
             break;
         }
         let Some((with_arg, mut positional)) = wrapper(name) else {
@@ -167,7 +187,10 @@ fn git_globals(words: &[Word]) -> (Vec<Word>, bool) {
                 unsafe_opts = true;
                 i += 2;
             }
-            _ if o.starts_with("-c") || o.starts_with("--exec-path") || o.starts_with("--config-env") => {
+            _ if o.starts_with("-c")
+                || o.starts_with("--exec-path")
+                || o.starts_with("--config-env") =>
+            {
                 unsafe_opts = true;
                 i += 1;
             }
@@ -199,7 +222,9 @@ fn inline_code(words: &[Word]) -> bool {
             flags.contains(&o)
                 || (o.starts_with('-')
                     && !o.starts_with("--")
-                    && flags.iter().any(|f| f.len() == 2 && o[1..].contains(&f[1..])))
+                    && flags
+                        .iter()
+                        .any(|f| f.len() == 2 && o[1..].contains(&f[1..])))
         }
         None => false,
     })
