@@ -94,14 +94,18 @@ impl<'a> Walk<'a> {
                     }
                     writes |= self.redirect(c, depth + 1);
                 }
-                if let Some(b) = body {
-                    let before = self.out.commands.len();
-                    self.visit(b, depth + 1);
-                    if writes && simple && before < self.out.commands.len() {
-                        self.out.commands[before].writes = true;
-                    } else if writes {
-                        self.out.stray_writes = true;
+                match body {
+                    Some(b) => {
+                        let before = self.out.commands.len();
+                        self.visit(b, depth + 1);
+                        if writes && simple && before < self.out.commands.len() {
+                            self.out.commands[before].writes = true;
+                        } else if writes {
+                            self.out.stray_writes = true;
+                        }
                     }
+                    // `> f` alone truncates f.
+                    None => self.out.stray_writes |= writes,
                 }
             }
             "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
@@ -263,8 +267,8 @@ impl<'a> Walk<'a> {
 
 /// Whether a redirection with operator `op` to `target` writes a file.
 fn writing(op: &str, target: Option<&Word>) -> bool {
-    let out = op.contains('>');
-    if !out {
+    if !op.contains('>') || op.ends_with("&-") {
+        // Input, or closing a descriptor (`2>&-`).
         return false;
     }
     match target {
