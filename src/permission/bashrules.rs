@@ -78,7 +78,9 @@ pub(super) fn covered(patterns: &[Option<&str>], j: &Judged) -> bool {
     j.ok && !j.cmds.is_empty()
         && j.cmds.iter().all(|c| {
             (c.read && j.scope_ok)
-                || (!c.key.is_empty() && pats.iter().any(|p| bash_match(p, &c.key)))
+                || (!c.key.is_empty()
+                    && !c.unsafe_env
+                    && pats.iter().any(|p| bash_match(p, &c.key)))
         })
 }
 

@@ -106,6 +106,9 @@ fn saved_rules_cannot_be_bypassed() {
         "f() { rm victim; }; f",
         "x=$(rm victim); echo $x",
         "echo ok\nrm victim",
+        "PATH=/tmp/evil git status",
+        "env LD_PRELOAD=./x.so echo hi",
+        "GIT_EXTERNAL_DIFF=./x git status",
     ] {
         let v = verdict(PermMode::Default, &rules, cmd, cwd);
         assert_eq!(kind(&v), "ask", "{cmd:?}: {v:?}");

@@ -77,6 +77,9 @@ pub struct Judge {
     /// The rule "always" adds for it; None when no prefix rule can name it (a program known
     /// only at run time, an assignment, a declaration).
     pub suggest: Option<String>,
+    /// It sets a variable that changes what programs run (`PATH=. cmd`, `env LD_PRELOAD=…
+    /// cmd`): no prefix rule covers it, only an exact rule on the whole command.
+    pub unsafe_env: bool,
 }
 
 /// The judgement of a whole command.
@@ -112,6 +115,7 @@ pub fn judge(command: &str) -> Judged {
         if c.words.is_empty() {
             out.cmds.push(Judge {
                 read,
+                unsafe_env: !read,
                 ..Judge::default()
             });
             continue;
@@ -120,7 +124,12 @@ pub fn judge(command: &str) -> Judged {
         let mut views: Vec<String> = s.views.iter().map(|v| render(v)).collect();
         extra_views(&s.key, &mut views, 0);
         let key = render(&s.key);
-        let suggest = if c.declaration {
+        let unsafe_env = !c
+            .assigns
+            .iter()
+            .chain(&s.env_assigns)
+            .all(|n| super::safe_assignment(n));
+        let suggest = if c.declaration || unsafe_env {
             None
         } else {
             suggestion(&s.key, s.privileged, s.inline_code, &key)
@@ -130,6 +139,7 @@ pub fn judge(command: &str) -> Judged {
             key,
             read,
             suggest,
+            unsafe_env,
         });
     }
     out
