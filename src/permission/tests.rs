@@ -194,6 +194,12 @@ fn bad_rules_and_modes() {
     assert_eq!(PermMode::parse("yolo"), None);
     assert!(rules::bash_match_for_tests("ls:*", "ls"));
     assert!(!rules::bash_match_for_tests("ls:*", "lsof"));
+    // Claude Code's ` *` form: the bare command too, at a word boundary.
+    assert!(rules::bash_match_for_tests("ls *", "ls"));
+    assert!(rules::bash_match_for_tests("ls *", "ls -la"));
+    assert!(!rules::bash_match_for_tests("ls *", "lsof"));
+    assert!(rules::bash_match_for_tests("ls*", "lsof"));
+    assert!(!rules::bash_match_for_tests("git * main", "git"));
 }
 
 #[test]
