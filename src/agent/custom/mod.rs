@@ -4,6 +4,7 @@
 //! command's turn or an agent's run gets (scope). The runtime side — expanding
 //! `` !`cmd` `` and `@path`, the palette, `/help`, start-up warnings — is here too.
 pub mod agents;
+pub mod cc_names;
 pub mod commands;
 pub mod files;
 pub mod frontmatter;
@@ -80,7 +81,7 @@ pub fn find(cwd: &Path, word: &str) -> Option<CustomCommand> {
 /// `@path` words attached. The turn's narrowing (`allowed-tools`, `model`) is set here
 /// and lifted by [`end_turn`] when the turn ends. Err: nothing is sent.
 pub fn prepare(ctx: &AgentCtx, cmd: &CustomCommand, args: &str) -> Result<String, String> {
-    let body = commands::substitute(cmd, args)?;
+    let body = commands::substitute(cmd, args);
     let mut rules = Vec::new();
     for r in &cmd.allowed_tools {
         let rule = crate::permission::Rule::parse(crate::permission::RuleKind::Allow, r, &ctx.cwd)
