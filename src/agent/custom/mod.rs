@@ -9,17 +9,24 @@ pub mod commands;
 pub mod files;
 pub mod frontmatter;
 pub mod scope;
+pub mod skills;
 
 use crate::agent::context::AgentCtx;
 use crate::ui::complete::Command;
 use commands::{Catalog, CustomCommand};
 use std::path::Path;
 
-/// The custom commands of a run in `cwd` (built-in names excluded).
+/// The custom commands of a run in `cwd` (built-in names excluded), then the skills whose
+/// names no command takes.
 pub fn commands_here(cwd: &Path) -> Catalog {
-    commands::load(&files::roots_here(cwd, "commands"), &|n| {
-        crate::agent::slash::table::canonical(n).is_some()
-    })
+    let builtin = |n: &str| crate::agent::slash::table::canonical(n).is_some();
+    let mut cat = commands::load(&files::roots_here(cwd, "commands"), &builtin);
+    let (more, warnings) = skills::as_commands(cwd, &skills::home(), &|n| {
+        builtin(n) || cat.commands.iter().any(|c| c.name == n)
+    });
+    cat.commands.extend(more);
+    cat.warnings.extend(warnings);
+    cat
 }
 
 /// What start-up reports once: skipped files and names taken by built-ins.
@@ -55,7 +62,7 @@ pub fn help_text(cwd: &Path) -> String {
     if cat.commands.is_empty() {
         return String::new();
     }
-    let mut s = String::from("Custom commands (.claude/commands, .bash-agent/commands):\n");
+    let mut s = String::from("Custom commands (.claude/commands, .bash-agent/commands, skills):\n");
     for c in &cat.commands {
         let head = if c.argument_hint.is_empty() {
             c.name.clone()

@@ -6,6 +6,7 @@
 //! dynamic part. Building is cheap: no subprocess (uname is read once per process).
 pub mod imports;
 pub mod instructions;
+pub mod rules;
 mod text;
 
 use crate::session::Session;
