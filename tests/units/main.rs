@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod claude_configs;
 mod compact_dp;
 mod compact_summary;
 mod long_session_body;

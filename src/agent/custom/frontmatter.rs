@@ -5,10 +5,12 @@
 //! loaders read (a list as `a, b`); nested maps and unknown keys are kept out of them and
 //! ignored.
 //!
-//! A block that is not YAML does not lose the file: the caller gets one warning naming
-//! the line, and the fields are read line by line from its top-level `key: value` lines
-//! (what hand-written Claude Code files that are not quite YAML mean, e.g. an unquoted
-//! `description: Use when: …`), so the rest of the file still loads.
+//! Many real files are not quite YAML: an unquoted `description: Use when: …`, an
+//! `argument-hint: [a] | [b]`. Like Claude Code, a block that does not parse is parsed
+//! again with each top-level value that is not valid YAML on its own quoted; that reads
+//! them without a word. A block that still does not parse does not lose the file: the
+//! caller gets one warning naming the line, and the fields are read from its top-level
+//! `key: value` lines as they stand, so the rest of the file still loads.
 use serde_norway::Value;
 
 /// The fields (in file order), the body after the block, and what was wrong with it.
@@ -127,6 +129,40 @@ fn lenient(block: &str) -> Vec<(String, String)> {
     fields
 }
 
+/// `block` with every top-level `key: value` whose value is not YAML on its own (or is a
+/// map) written as a double-quoted string.
+fn quote_values(block: &str) -> String {
+    let mut out = String::with_capacity(block.len() + 64);
+    for line in block.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let fixed = (!bare.starts_with([' ', '\t', '#', '-']))
+            .then(|| bare.split_once(": "))
+            .flatten()
+            .filter(|(k, v)| {
+                let v = v.trim();
+                !k.contains(' ')
+                    && !v.is_empty()
+                    && !matches!(
+                        serde_norway::from_str::<Value>(v),
+                        Ok(Value::String(_)
+                            | Value::Sequence(_)
+                            | Value::Number(_)
+                            | Value::Bool(_))
+                    )
+                    && !v.starts_with(['|', '>'])
+            })
+            .map(|(k, v)| {
+                let v = v.trim().replace('\\', "\\\\").replace('"', "\\\"");
+                format!("{k}: \"{v}\"\n")
+            });
+        match fixed {
+            Some(f) => out.push_str(&f),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// Split `text` into frontmatter fields and body. No leading `---` line: no fields, the
 /// whole text is the body. Never fails: a broken block is a warning (see the module doc).
 pub fn parse(text: &str) -> Parsed {
@@ -147,7 +183,10 @@ pub fn parse(text: &str) -> Parsed {
         if line.trim_end() == "---" {
             let block = &text[first.len()..consumed];
             let body = text[consumed + raw.len()..].to_string();
-            return match serde_norway::from_str::<Value>(block) {
+            // The retry keeps every line where it was: its error names the file's line.
+            let parsed = serde_norway::from_str::<Value>(block)
+                .or_else(|_| serde_norway::from_str::<Value>(&quote_values(block)));
+            return match parsed {
                 Ok(doc @ (Value::Mapping(_) | Value::Null)) => Parsed {
                     fields: fields_of(&doc),
                     body,
@@ -218,16 +257,19 @@ mod tests {
         let p = parse("---\nname: x\n");
         assert!(p.warning.unwrap().contains("never closed"));
         assert_eq!(p.body, "---\nname: x\n");
-        let p = parse(
-            "---\nname: rev\ndescription: Use when: you review\ntools: Read, Grep\n---\nBody\n",
-        );
+        // Not YAML, but what Claude Code reads: values quoted, no warning.
+        let p = parse("---\nname: rev\ndescription: Use when: you \"review\"\nargument-hint: [a] | [b]\ntools: [Read, Grep]\n---\nx");
+        assert_eq!(p.warning, None);
+        assert_eq!(p.get("description"), Some("Use when: you \"review\""));
+        assert_eq!(p.get("argument-hint"), Some("[a] | [b]"));
+        assert_eq!(p.get("tools"), Some("Read, Grep"));
+        // A broken indentation quoting cannot mend: one warning, fields line by line.
+        let p = parse("---\nname: rev\ndescription: Use when: you review\nhooks:\n    a: 1\n  b: 2\ntools:\n  - Read\n---\nBody\n");
         let w = p.warning.clone().unwrap();
-        assert!(w.starts_with("line 3: the frontmatter is not YAML"), "{w}");
+        assert!(w.starts_with("line 6: the frontmatter is not YAML"), "{w}");
         assert_eq!(p.get("name"), Some("rev"));
         assert_eq!(p.get("description"), Some("Use when: you review"));
-        assert_eq!(p.get("tools"), Some("Read, Grep"));
+        assert_eq!(p.get("tools"), Some("Read"));
         assert_eq!(p.body, "Body\n");
-        let p = parse("---\ntools: [a, b\n---\nx");
-        assert!(p.warning.is_some());
     }
 }
