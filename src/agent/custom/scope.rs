@@ -81,6 +81,13 @@ impl Scope {
         Ok(())
     }
 
+    /// Whether the agent's or the command's list names `tool`.
+    fn names(&self, tool: &str) -> bool {
+        let g = self.get();
+        let has = |l: &Option<Vec<String>>| l.as_ref().is_some_and(|l| l.iter().any(|t| t == tool));
+        has(&g.run_tools) || has(&g.turn_tools)
+    }
+
     fn narrowed(&self) -> bool {
         let g = self.get();
         g.run_tools.is_some() || g.turn_tools.is_some()
@@ -94,7 +101,7 @@ impl Scope {
         let Ok(serde_json::Value::Array(items)) = serde_json::from_str(&all) else {
             return all;
         };
-        let kept: Vec<serde_json::Value> = items
+        let mut kept: Vec<serde_json::Value> = items
             .into_iter()
             .filter(|t| {
                 t.get("name")
@@ -102,6 +109,11 @@ impl Scope {
                     .is_some_and(|n| self.allows(n).is_ok())
             })
             .collect();
+        // An agent or command that names WebSearch gets the provider's own search tool
+        // (provider/server_tools.rs turns the marker into it, or drops it with a warning).
+        if self.names("WebSearch") && self.allows("WebSearch").is_ok() {
+            kept.push(crate::provider::server_tools::marker());
+        }
         Cow::Owned(serde_json::Value::Array(kept).to_string())
     }
 
@@ -173,7 +185,13 @@ mod tests {
         assert!(s.allows("Read").unwrap_err().contains("/x turn"));
         s.end_turn();
         s.set_agent("rev", Some(vec!["Read".into()]), "Be brief.");
-        assert_eq!(s.tools_json(all), r#"[{"name":"Read"}]"#);
+        assert_eq!(s.tools_json(all.clone()), r#"[{"name":"Read"}]"#);
+        s.set_agent("web", Some(vec!["Read".into(), "WebSearch".into()]), "");
+        assert_eq!(
+            s.tools_json(all),
+            r#"[{"name":"Read"},{"name":"WebSearch","server_tool":"web_search"}]"#
+        );
+        s.set_agent("rev", Some(vec!["Read".into()]), "Be brief.");
         assert!(s.allows("Bash").unwrap_err().contains("agent rev"));
         assert!(s
             .prompt_section()
