@@ -6,6 +6,7 @@
 mod support;
 
 mod background_tools;
+mod claude_code_compat;
 mod cli_extras;
 mod cli_launch;
 mod compact_e2e;
