@@ -19,6 +19,8 @@ pub struct AgentDef {
     /// None: every tool the run has.
     pub tools: Option<Vec<String>>,
     pub model: Option<String>,
+    /// `disallowedTools` (our names): taken away even when `tools` is absent.
+    pub disallowed: Vec<String>,
     /// The body: the agent's own instructions.
     pub prompt: String,
     pub path: PathBuf,
@@ -131,6 +133,7 @@ fn read(path: &std::path::Path, warnings: &mut Vec<String>) -> Result<AgentDef, 
         name,
         tools,
         model: p.get("model").and_then(cc_names::model),
+        disallowed: cc_names::denied(&p),
         prompt,
         path: path.to_path_buf(),
     })
@@ -177,7 +180,7 @@ mod tests {
         std::fs::create_dir_all(p.join("team/deep")).unwrap();
         std::fs::write(
             p.join("team/deep/cc.md"),
-            "---\nname: cc\ndescription: >\n  Folded\n  text\ntools: Task, Agent, LS, MultiEdit, KillBash, Search, WebSearch, Bash\nmodel: opus\nhooks:\n  Stop:\n    - hooks: []\n---\nGo.\n",
+            "---\nname: cc\ndescription: >\n  Folded\n  text\ntools: Task, Agent, LS, MultiEdit, KillBash, Search, WebSearch, Bash\ndisallowedTools: [KillBash, EnterPlanMode]\nmodel: opus\nhooks:\n  Stop:\n    - hooks: []\n---\nGo.\n",
         )
         .unwrap();
         // A second name for the same file is read once.
@@ -196,6 +199,7 @@ mod tests {
         );
         assert_eq!(cc.description, "Folded text");
         assert_eq!(cc.model, cc_names::model("opus"));
+        assert_eq!(cc.disallowed, vec!["KillShell"]);
         assert_eq!(
             a.find("badtool").unwrap().tools.as_ref().unwrap().join(","),
             "Read"

@@ -64,6 +64,24 @@ pub fn rule(text: &str) -> String {
     }
 }
 
+/// The tools a file takes away (`disallowedTools`, Claude Code's agent key, or
+/// `disallowed-tools`), in our names; names we do not have are nothing to take away.
+pub fn denied(p: &super::frontmatter::Parsed) -> Vec<String> {
+    let list = p
+        .get("disallowedTools")
+        .or_else(|| p.get("disallowed-tools"))
+        .unwrap_or("");
+    let mut out: Vec<String> = Vec::new();
+    for t in super::commands::split_list(list) {
+        if let Tool::Ours(n) = tool(&t) {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
 /// A `model:` value: None for the run's own model (`inherit`, `default`, empty), else the
 /// model an alias stands for through the model table (`opus` → the table's opus; Claude
 /// Code's `opusplan` is opus, a `[1m]` context suffix is dropped); any other name as is.

@@ -17,6 +17,8 @@ pub struct CustomCommand {
     pub argument_hint: String,
     /// `allowed-tools` entries (permission rules: `Read`, `Bash(git status:*)`).
     pub allowed_tools: Vec<String>,
+    /// `disallowed-tools` (our names): taken away for the turn.
+    pub disallowed_tools: Vec<String>,
     pub model: Option<String>,
     pub body: String,
     pub path: PathBuf,
@@ -120,6 +122,7 @@ pub fn from_parsed(
             .iter()
             .map(|r| super::cc_names::rule(r))
             .collect(),
+        disallowed_tools: super::cc_names::denied(p),
         model: p.get("model").and_then(super::cc_names::model),
         body: p.body.clone(),
         path: path.to_path_buf(),
@@ -225,6 +228,7 @@ mod tests {
             description: String::new(),
             argument_hint: "<name> [greeting]".into(),
             allowed_tools: vec![],
+            disallowed_tools: vec![],
             model: None,
             body: body.into(),
             path: PathBuf::new(),

@@ -98,6 +98,7 @@ pub fn prepare(ctx: &AgentCtx, cmd: &CustomCommand, args: &str) -> Result<String
     let tools = (!cmd.allowed_tools.is_empty()).then(|| scope::tools_of_rules(&cmd.allowed_tools));
     ctx.permission.set_turn_rules(rules);
     ctx.custom.begin_turn(&cmd.name, tools, cmd.model.clone());
+    ctx.custom.deny(true, cmd.disallowed_tools.clone());
     match shell_parts(ctx, cmd, &body) {
         Ok(text) => Ok(crate::agent::slash::attach::expand(ctx, &text)),
         Err(e) => {
@@ -153,5 +154,6 @@ pub fn apply_agent(ctx: &AgentCtx, name: &str) -> Result<(), String> {
     let def = all.find(name).ok_or_else(|| all.unknown(name))?;
     ctx.custom
         .set_agent(&def.name, def.tools.clone(), &def.prompt);
+    ctx.custom.deny(false, def.disallowed.clone());
     Ok(())
 }
