@@ -172,17 +172,39 @@ fn a_skill_runs_as_a_command_and_rules_reach_the_prompt() {
         &env.cwd.join(".claude/rules/go/go.md"),
         "---\npaths:\n  - \"**/*.go\"\n---\nRULE-GO-8\n",
     );
-    let mock = Mock::start(r#"[{"text":"ok.","repeat":true}]"#);
+    write(&env.cwd.join("notes.txt"), "notes\n");
+    write(&env.cwd.join("cmd/main.go"), "package main\n");
+    write(&env.cwd.join("cmd/other.go"), "package main\n");
+    let script = json!([
+        {"when": "Deploy prod", "tool_calls": [
+            {"name": "Read", "id": "r1", "input": {"path": "notes.txt"}},
+            {"name": "Read", "id": "r2", "input": {"path": "cmd/main.go"}},
+            {"name": "Read", "id": "r3", "input": {"path": "cmd/other.go"}}]},
+        {"text": "ok.", "repeat": true}
+    ]);
+    let mock = Mock::start(&script.to_string());
     let o = env.agent(&mock.base("claude"), "claude", &["/deploy prod fast"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let r = mock.records().pop().unwrap();
-    let msgs = r["body"]["messages"].to_string();
+    let reqs = mock.records();
+    let msgs = reqs[0]["body"]["messages"].to_string();
     assert!(msgs.contains("Deploy prod now (prod fast)."), "{msgs}");
     assert!(!msgs.contains("description:"), "{msgs}");
-    let sys = checks::system_text(&r["body"]);
+    // The always-on rule is in the prompt; the path-scoped one is not...
+    let sys = checks::system_text(&reqs[0]["body"]);
     assert!(sys.contains("RULE-ALWAYS-7"), "{sys}");
+    assert!(!sys.contains("RULE-GO-8"), "{sys}");
+    // ...it comes with the first matching file the model reads, once.
+    let results = reqs[1]["body"]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .clone();
+    let text = |i: usize| results[i]["content"].as_str().unwrap().to_string();
+    assert!(!text(0).contains("RULE-GO-8"), "{results}");
     assert!(
-        sys.contains("apply it only when working on files matching **/*.go.)\n\nRULE-GO-8"),
-        "{sys}"
+        text(1).contains("applies to cmd/main.go:\nRULE-GO-8"),
+        "{results}"
     );
+    assert!(!text(2).contains("RULE-GO-8"), "{results}");
 }

@@ -139,7 +139,11 @@ impl Walk<'_> {
         if !dir.is_dir() {
             return;
         }
+        // Path-scoped rules come with the first file they apply to (touched.rs).
         for r in super::rules::load(dir, project, warnings) {
+            if !r.paths.is_empty() {
+                continue;
+            }
             let real = std::fs::canonicalize(&r.path).unwrap_or_else(|_| r.path.clone());
             if self.seen.insert(real) {
                 out.push(Loaded {

@@ -8,6 +8,7 @@ pub mod imports;
 pub mod instructions;
 pub mod rules;
 mod text;
+pub mod touched;
 
 use crate::session::Session;
 use crate::tools::skills;

@@ -1,16 +1,14 @@
 //! `.claude/rules/**/*.md` as Claude Code loads them (docs/prompt.md, "Rules"): in the
 //! user's `~/.claude/rules` and in every folder of the instruction chain (git root down to
 //! the working directory), sub-folders included, read in path order. A rule without
-//! `paths:` frontmatter is always on, like a CLAUDE.md. A rule with `paths:` (a glob or a
-//! list of globs) is path-scoped: Claude Code adds it when the model touches a matching
-//! file; here it is in the prompt from the start, headed by its patterns and the
-//! instruction to apply it only to matching files (the prompt stays one cacheable prefix,
-//! and nothing is added mid-conversation). A project's rule linked out of the project is
-//! skipped with a warning, as for commands.
+//! `paths:` frontmatter is always on, like a CLAUDE.md (instructions.rs puts it in the
+//! prompt). A rule with `paths:` (a glob or a list of globs) is path-scoped: as in Claude
+//! Code it comes when the model touches a matching file (`touched.rs`). A project's rule
+//! linked out of the project is skipped with a warning, as for commands.
 use crate::agent::custom::{files, frontmatter};
 use std::path::{Path, PathBuf};
 
-/// One rule file: its path and the text for the prompt.
+/// One rule file: its path, its globs and its text (the body).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     pub path: PathBuf,
@@ -50,15 +48,11 @@ pub fn load(dir: &Path, project: Option<&Path>, warnings: &mut Vec<String>) -> V
         if body.is_empty() {
             continue;
         }
-        let text = if paths.is_empty() {
-            body.to_string()
-        } else {
-            format!(
-                "(A path-scoped rule: apply it only when working on files matching {}.)\n\n{body}",
-                paths.join(", ")
-            )
-        };
-        out.push(Rule { path, paths, text });
+        out.push(Rule {
+            path,
+            paths,
+            text: body.to_string(),
+        });
     }
     out
 }
@@ -86,8 +80,6 @@ mod tests {
         assert_eq!(rules[0].text, "# Always\nBe brief.");
         assert!(rules[0].paths.is_empty());
         assert_eq!(rules[1].paths, vec!["**/*.go", "go.mod"]);
-        assert!(rules[1].text.starts_with(
-            "(A path-scoped rule: apply it only when working on files matching **/*.go, go.mod.)"
-        ));
+        assert_eq!(rules[1].text, "Use gofmt.");
     }
 }
