@@ -168,9 +168,11 @@ pub fn load(cwd: &Path, home: &Path, name: &str) -> Option<LoadedSkill> {
         let bytes = std::fs::read(&file).ok()?;
         let text = String::from_utf8_lossy(&bytes);
         let dir_text = dir.to_string_lossy();
+        // Claude Code's name for the same placeholder works too.
         let content = text
             .trim_end_matches('\n')
-            .replace(SKILL_DIR_VAR, &dir_text);
+            .replace(SKILL_DIR_VAR, &dir_text)
+            .replace("${CLAUDE_SKILL_DIR}", &dir_text);
         return Some(LoadedSkill {
             name: name.to_string(),
             dir,

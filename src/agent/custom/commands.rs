@@ -19,6 +19,8 @@ pub struct CustomCommand {
     pub allowed_tools: Vec<String>,
     /// `disallowed-tools` (our names): taken away for the turn.
     pub disallowed_tools: Vec<String>,
+    /// `arguments` (Claude Code's named arguments): `$name` is the word at its position.
+    pub arguments: Vec<String>,
     pub model: Option<String>,
     pub body: String,
     pub path: PathBuf,
@@ -123,6 +125,16 @@ pub fn from_parsed(
             .map(|r| super::cc_names::rule(r))
             .collect(),
         disallowed_tools: super::cc_names::denied(p),
+        arguments: p
+            .get("arguments")
+            .map(|a| {
+                a.split([',', ' '])
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
         model: p.get("model").and_then(super::cc_names::model),
         body: p.body.clone(),
         path: path.to_path_buf(),
@@ -191,7 +203,10 @@ pub fn substitute(cmd: &CustomCommand, args: &str) -> String {
             },
             None => {
                 let digits = after.chars().take_while(char::is_ascii_digit).count();
-                (digits, after[..digits].parse::<usize>().ok())
+                match named(&cmd.arguments, after) {
+                    Some((len, n)) if digits == 0 => (len, Some(n)),
+                    _ => (digits, after[..digits].parse::<usize>().ok()),
+                }
             }
         };
         match index.and_then(|n| w.get(n)) {
@@ -208,6 +223,18 @@ pub fn substitute(cmd: &CustomCommand, args: &str) -> String {
         out = format!("{}\n\nARGUMENTS: {args}", out.trim_end_matches('\n'));
     }
     out
+}
+
+/// A declared argument name at the start of `s` (the longest, ending the word): its
+/// length and position.
+fn named(names: &[String], s: &str) -> Option<(usize, usize)> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| s.starts_with(n.as_str()) && !s[n.len()..].starts_with(word))
+        .max_by_key(|(_, n)| n.len())
+        .map(|(i, n)| (n.len(), i))
 }
 
 /// `[N]` at the start of `s`: its length and N.
@@ -229,6 +256,7 @@ mod tests {
             argument_hint: "<name> [greeting]".into(),
             allowed_tools: vec![],
             disallowed_tools: vec![],
+            arguments: vec![],
             model: None,
             body: body.into(),
             path: PathBuf::new(),
@@ -254,6 +282,9 @@ mod tests {
             "Only $5 left\n\nARGUMENTS: a b"
         );
         assert_eq!(substitute(&cmd("$ARGUMENTS[9]"), ""), "$ARGUMENTS[9]");
+        let mut n = cmd("Rename $old-name to $new-name ($old-names, $scope)");
+        n.arguments = vec!["old-name".into(), "new-name".into(), "scope".into()];
+        assert_eq!(substitute(&n, "A B"), "Rename A to B ($old-names, $scope)");
         assert_eq!(
             substitute(&cmd("Plain.\n"), "x y"),
             "Plain.\n\nARGUMENTS: x y"
