@@ -1,7 +1,8 @@
 //! Custom slash commands and custom sub-agents from Markdown files, in Claude Code's
-//! format (docs/custom-commands.md): where they are found (files), their frontmatter,
-//! the commands' argument substitution, the agents' definitions, and the narrowing a
-//! command's turn or an agent's run gets (scope). The runtime side — expanding
+//! format (docs/custom-commands.md, docs/claude-code.md): where they are found (files),
+//! their YAML frontmatter, Claude Code's names mapped (cc_names), the commands' argument
+//! substitution, skills run as commands (skills), the agents' definitions, and the
+//! narrowing a command's turn or an agent's run gets (scope). The runtime side — expanding
 //! `` !`cmd` `` and `@path`, the palette, `/help`, start-up warnings — is here too.
 pub mod agents;
 pub mod cc_names;
