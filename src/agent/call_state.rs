@@ -18,6 +18,8 @@ pub(super) struct Partial {
     pub(super) reasoning_items: Vec<String>,
     /// The thinking block's extra members, made from `reasoning_items` when the call ends.
     pub(super) thinking_extra: String,
+    /// Blocks of tools the provider ran itself (web search), JSON text each.
+    pub(super) server_blocks: Vec<String>,
     pub(super) tools: Vec<ToolUse>,
     pub(super) results: Vec<(String, String)>,
     pub(super) stop: Option<StopReason>,
@@ -32,7 +34,22 @@ impl Partial {
         self.text.is_empty()
             && self.reasoning.is_empty()
             && self.reasoning_items.is_empty()
+            && self.server_blocks.is_empty()
             && self.tools.is_empty()
+    }
+
+    /// The thinking block's extra members once the call ended: the Responses reasoning
+    /// items, then the server blocks (provider/server_tools.rs).
+    pub(super) fn finish_extra(&mut self, base_url: &str) {
+        let mut e = crate::provider::reasoning_extra(&self.reasoning_items, base_url);
+        let s = crate::provider::server_tools::extra(&self.server_blocks);
+        if !s.is_empty() {
+            if !e.is_empty() {
+                e.push(',');
+            }
+            e.push_str(&s);
+        }
+        self.thinking_extra = e;
     }
 
     /// Thinking text continues the open (unsigned) thinking block, else opens one: a
@@ -85,7 +102,19 @@ pub(super) fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
                 st.push_thinking(content);
             }
         }
-        StreamEvent::Reasoning(item) => st.reasoning_items.push(item),
+        StreamEvent::Reasoning(item) => {
+            // A Responses web_search_call is replayed like a reasoning item; it is shown.
+            if let Some(d) = crate::provider::server_tools::describe(&item) {
+                ctx.out.note(&d);
+            }
+            st.reasoning_items.push(item)
+        }
+        StreamEvent::ServerBlock(block) => {
+            if let Some(d) = crate::provider::server_tools::describe(&block) {
+                ctx.out.note(&d);
+            }
+            st.server_blocks.push(block);
+        }
         StreamEvent::ThinkingSignature(sig) => st.sign_thinking(sig),
         StreamEvent::RedactedThinking(data) => st.reasoning.push(Reasoning::Redacted { data }),
         StreamEvent::ToolCall {

@@ -74,6 +74,12 @@ pub fn run(
             out.display = format!("{}\n\n{add}", out.display.trim_end_matches('\n'));
         }
     }
+    // A path-scoped rule (.claude/rules with `paths:`) comes with the first file it fits.
+    if out.ok && parse_err.is_none() {
+        if let Some(rule) = crate::agent::prompt::touched::for_touched(&ctx.cwd, &name, &input) {
+            out.conv = format!("{}\n\n{rule}", out.conv.trim_end_matches('\n'));
+        }
+    }
     // Like the reference's `output=$(tool …)`: trailing newlines are not part of a result.
     for t in [&mut out.conv, &mut out.display] {
         let keep = t.trim_end_matches('\n').len();

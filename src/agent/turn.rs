@@ -176,7 +176,7 @@ fn one_call(ctx: &AgentCtx, system: &str, context_retried: &mut bool) -> CallEnd
             provider::stream(&provider_cfg, &req, &ctx.cancel, &mut on_event)
         };
         ctx.spinner.stop();
-        st.thinking_extra = provider::reasoning_extra(&st.reasoning_items, &provider_cfg.base_url);
+        st.finish_extra(&provider_cfg.base_url);
         // The model stayed overloaded: once per run, the same call goes to the fallback.
         match (&st.error, &ctx.cfg.overrides.fallback_model) {
             (Some(e), Some(f))

@@ -9,6 +9,7 @@ mod strict_deepseek;
 pub mod strict_openai;
 pub mod strict_prefix;
 mod strict_rules;
+pub mod web_search;
 pub mod wire;
 
 pub use server::Server;

@@ -58,6 +58,10 @@ pub struct Step {
     pub redacted_thinking: bool,
     #[serde(default)]
     pub text: Option<String>,
+    /// A search the server ran before its text (web_search.rs): Anthropic's
+    /// `server_tool_use` and `web_search_tool_result` blocks, a Responses `web_search_call`.
+    #[serde(default)]
+    pub web_search: Option<String>,
     #[serde(default)]
     pub tool_calls: Vec<ToolCall>,
     /// `end_turn` (default), `tool_use` (default with tool calls), `max_tokens`, …

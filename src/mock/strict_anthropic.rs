@@ -73,6 +73,8 @@ pub struct Strict {
 pub struct Checked {
     pub model: String,
     pub thinking: bool,
+    /// The request offered the web search tool.
+    pub web_search: bool,
     pub usage: Usage,
 }
 
@@ -100,13 +102,18 @@ impl Strict {
         let thinking = check_thinking(row, &v, max_tokens)?;
         check_effort(row, &v)?;
         check_tools(&v)?;
+        super::web_search::check_anthropic_tools(&v)?;
         check_blocks(&v)?;
+        for (i, m) in messages(&v).iter().enumerate() {
+            super::web_search::check_anthropic_blocks(i, content(m))?;
+        }
         check_tool_pairs(&v)?;
         self.check_signatures(&v, thinking)?;
         let usage = self.cache.usage(&v, row.cache_min_tokens);
         Ok(Checked {
             model,
             thinking,
+            web_search: super::web_search::offered(&v),
             usage,
         })
     }
@@ -257,6 +264,12 @@ impl Strict {
                     .unwrap_or_else(|p| p.into_inner())
                     .push(data.clone());
                 opened.push(data);
+            }
+        }
+        // The hosted API searches only when the request offers its tool.
+        if let (Some(q), true) = (&step.web_search, c.web_search) {
+            for (start, d) in super::web_search::anthropic_blocks(q) {
+                block(&mut f, start, d);
             }
         }
         if let Some(t) = &step.text {

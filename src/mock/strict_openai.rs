@@ -352,6 +352,9 @@ pub(super) fn reasoning_before_calls(items: &[Value], what: &str) -> Option<Refu
 /// Responses structure on every host: each `function_call_output` answers a
 /// `function_call` made before it.
 fn responses_structure(o: &Map<String, Value>) -> Option<Refusal> {
+    if let Some(r) = super::web_search::check_responses(o) {
+        return Some(r);
+    }
     let items = o.get("input").and_then(Value::as_array)?;
     let mut calls: Vec<&str> = Vec::new();
     for it in items {

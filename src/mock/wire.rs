@@ -144,6 +144,11 @@ fn anthropic(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
         d.push(json!({"type":"signature_delta","signature":"bW9jaw=="}));
         block(&mut f, json!({"type":"thinking","thinking":""}), d);
     }
+    if let Some(q) = &step.web_search {
+        for (start, d) in super::web_search::anthropic_blocks(q) {
+            block(&mut f, start, d);
+        }
+    }
     if let Some(t) = &step.text {
         let d = pieces(t, step.chunk)
             .into_iter()
@@ -264,6 +269,18 @@ fn responses(step: &Step) -> (Vec<Frame>, Vec<Frame>) {
         f.push(ev(
             "response.output_item.done",
             json!({"output_index":out_idx,"item":{"type":"reasoning","id":reasoning_id(step),"summary":[],"encrypted_content":encrypted_for(step),"status":"completed"}}),
+        ));
+        out_idx += 1;
+    }
+    if let Some(q) = &step.web_search {
+        let (added, done) = super::web_search::responses_item(q);
+        f.push(ev(
+            "response.output_item.added",
+            json!({"output_index":out_idx,"item":added}),
+        ));
+        f.push(ev(
+            "response.output_item.done",
+            json!({"output_index":out_idx,"item":done}),
         ));
         out_idx += 1;
     }

@@ -27,6 +27,8 @@ pub struct Normaliser {
     /// whole in its `content_block_start`); emitted when the block stops. `None` while no
     /// thinking block is open.
     signature: Option<String>,
+    /// The open `server_tool_use` block and its accumulated input JSON (server_tools.rs).
+    server: Option<(Value, String)>,
     usage: Usage,
     stop: String,
 }
@@ -96,6 +98,14 @@ impl super::norm::Normaliser for Normaliser {
                         emit_text(out, text(b, &["thinking"]), true);
                         self.signature = Some(text(b, &["signature"]).unwrap_or("").to_string());
                     }
+                    Some(t) if super::server_tools::is_server_block(t) => {
+                        flush(self.held.take(), out);
+                        if t == "server_tool_use" {
+                            self.server = Some((b.clone(), String::new()));
+                        } else {
+                            out(StreamEvent::ServerBlock(b.to_string()));
+                        }
+                    }
                     Some("redacted_thinking") => {
                         // Encrypted reasoning: kept whole and sent back as it came.
                         flush(self.held.take(), out);
@@ -112,6 +122,11 @@ impl super::norm::Normaliser for Normaliser {
                 }
             }
             "content_block_stop" => {
+                if let Some((block, input)) = self.server.take() {
+                    out(StreamEvent::ServerBlock(super::server_tools::with_input(
+                        block, &input,
+                    )));
+                }
                 if let Some(sig) = self.signature.take().filter(|s| !s.is_empty()) {
                     out(StreamEvent::ThinkingSignature(sig));
                 }
@@ -247,7 +262,9 @@ impl Normaliser {
             "text_delta" => emit_owned(out, d.text, false),
             "thinking_delta" => emit_owned(out, d.thinking, true),
             "input_json_delta" => {
-                if let (Some((_, _, acc)), Some(p)) = (self.tool.as_mut(), d.partial_json) {
+                if let (Some((_, acc)), Some(p)) = (self.server.as_mut(), d.partial_json.as_ref()) {
+                    acc.push_str(p);
+                } else if let (Some((_, _, acc)), Some(p)) = (self.tool.as_mut(), d.partial_json) {
                     acc.push_str(&p);
                 }
             }

@@ -140,6 +140,12 @@ fn claude_parts_omitting<'a>(cfg: &ProviderConfig, req: &Request<'a>, omit: Omit
             b.push(marks.swap_remove(k).1);
             continue;
         }
+        // A line with stored server blocks (web search) is rebuilt with them in place.
+        if l.contains(super::server_tools::KEY) {
+            comma(&mut b);
+            b.push(claude_message(l, grade).into_owned());
+            continue;
+        }
         if !grade {
             comma(&mut b);
             match cw::foreign_extras_stripped(l) {
@@ -201,7 +207,17 @@ fn claude_parts_omitting<'a>(cfg: &ProviderConfig, req: &Request<'a>, omit: Omit
         }
         t.push('}');
     }
-    if let Some(tools) = tools_compact(req.tools_json) {
+    let tools = tools_compact(req.tools_json).map(|t| {
+        // Anthropic's own search tool where the server is Anthropic-grade (DeepSeek's
+        // Anthropic endpoint and local servers have none).
+        let offer = grade && !cfg.base_url.contains("deepseek.com");
+        super::server_tools::claude_tools(
+            t,
+            offer,
+            "this Claude-compatible server has no web_search tool",
+        )
+    });
+    if let Some(tools) = tools {
         t.push_str(",\"tools\":");
         match grade.then(|| cw::tools_with_breakpoint(&tools)).flatten() {
             Some(marked) => t.push_str(&marked),
@@ -217,6 +233,14 @@ fn claude_parts_omitting<'a>(cfg: &ProviderConfig, req: &Request<'a>, omit: Omit
 /// the strict rules must change is re-serialised; everything else is the stored bytes.
 pub fn claude_message(line: &str, strict: bool) -> Cow<'_, str> {
     use super::claude_wire::{strict_assistant, Cleaned, ASSISTANT_HEAD};
+    if let Some(o) = super::server_tools::spliced(line) {
+        let cleaned = if strict {
+            super::claude_wire::strict_assistant_line(&o)
+        } else {
+            super::claude_wire::foreign_extras_stripped(&o)
+        };
+        return Cow::Owned(cleaned.unwrap_or(o));
+    }
     if !strict {
         return match super::claude_wire::foreign_extras_stripped(line) {
             Some(o) => Cow::Owned(o),

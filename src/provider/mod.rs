@@ -94,6 +94,10 @@ pub enum StreamEvent {
     ThinkingSignature(String),
     /// A `redacted_thinking` block's `data` (encrypted reasoning), kept and sent back whole.
     RedactedThinking(String),
+    /// A block of a tool the provider ran itself (Anthropic's `server_tool_use` with its
+    /// input whole, `web_search_tool_result`), as JSON text: shown, stored on the
+    /// assistant line and sent back as it came (docs/claude-code.md, "WebSearch").
+    ServerBlock(String),
     /// `input_raw` is the accumulated tool-input JSON text as the model sent it
     /// (may be empty or invalid; the caller validates).
     ToolCall {
@@ -141,6 +145,7 @@ pub mod outgoing;
 pub mod reasoning_items;
 pub mod responses;
 pub mod retry;
+pub mod server_tools;
 pub mod sse;
 pub mod transport;
 

@@ -122,6 +122,7 @@ pub fn build_parts_omitting<'a>(
     }
     let tools: Vec<Value> = tools_list(req.tools_json)
         .into_iter()
+        .filter(|t| !super::server_tools::chat_drops(t))
         .map(convert_tool)
         .collect();
     if !tools.is_empty() {

@@ -34,13 +34,17 @@ pub fn reasoning_extra(items: &[String], base_url: &str) -> String {
 }
 
 /// A `reasoning` output item as it is stored and replayed: everything the server sent but
-/// its `status` (an output-only field).
+/// its `status` (an output-only field there). A `web_search_call` item (the server's own
+/// search, server_tools.rs) is kept whole: its `status` is a required input field.
 pub fn clean_item(item: &Value) -> Option<String> {
     let mut o = item.as_object()?.clone();
-    if o.get("type").and_then(Value::as_str) != Some("reasoning") {
-        return None;
+    match o.get("type").and_then(Value::as_str) {
+        Some("reasoning") => {
+            o.remove("status");
+        }
+        Some("web_search_call") => {}
+        _ => return None,
     }
-    o.remove("status");
     Some(Value::Object(o).to_string())
 }
 

@@ -67,9 +67,20 @@ pub fn build_parts_omitting<'a>(
     if f.include_encrypted {
         b.push_str(",\"include\":[\"reasoning.encrypted_content\"]");
     }
+    // The Responses API's own web_search tool; DeepSeek's Responses API has none.
+    let offer = !cfg.base_url.contains("deepseek.com");
     let tools: Vec<Value> = tools_list(req.tools_json)
         .into_iter()
-        .map(convert_tool)
+        .filter_map(|t| {
+            match super::server_tools::responses_tool(
+                &t,
+                offer,
+                "DeepSeek's Responses API has no web_search tool",
+            ) {
+                Some(server) => server,
+                None => Some(convert_tool(t)),
+            }
+        })
         .collect();
     if !tools.is_empty() {
         b.push_str(",\"tools\":");

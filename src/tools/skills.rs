@@ -76,10 +76,24 @@ fn skill_names(cwd: &Path, root: &Path) -> Vec<String> {
 /// The one-line summary of a SKILL.md: the value of the first `description:` line (quotes
 /// removed), else the first non-empty line that is not a heading, `---` or a code fence.
 pub fn summary_of(text: &str) -> String {
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("description:") {
             let v = unquote(rest.trim());
+            // A YAML block scalar (`>`, `|-`, …): its text is the indented lines after it.
+            if v.starts_with(['>', '|']) {
+                let block: Vec<&str> = lines[i + 1..]
+                    .iter()
+                    .take_while(|l| l.starts_with([' ', '\t']) || l.trim().is_empty())
+                    .map(|l| l.trim())
+                    .filter(|l| !l.is_empty())
+                    .collect();
+                if !block.is_empty() {
+                    return block.join(" ");
+                }
+                continue;
+            }
             if !v.is_empty() {
                 return v.to_string();
             }
@@ -154,9 +168,11 @@ pub fn load(cwd: &Path, home: &Path, name: &str) -> Option<LoadedSkill> {
         let bytes = std::fs::read(&file).ok()?;
         let text = String::from_utf8_lossy(&bytes);
         let dir_text = dir.to_string_lossy();
+        // Claude Code's name for the same placeholder works too.
         let content = text
             .trim_end_matches('\n')
-            .replace(SKILL_DIR_VAR, &dir_text);
+            .replace(SKILL_DIR_VAR, &dir_text)
+            .replace("${CLAUDE_SKILL_DIR}", &dir_text);
         return Some(LoadedSkill {
             name: name.to_string(),
             dir,
@@ -185,6 +201,17 @@ pub fn first_warning(name: &str) -> bool {
 mod tests {
     use super::*;
     use std::fs;
+
+    #[test]
+    fn folded_descriptions_are_summaries() {
+        assert_eq!(
+            summary_of(
+                "---\nname: d\ndescription: >-\n  Deploys the\n  service\nmodel: x\n---\nBody"
+            ),
+            "Deploys the service"
+        );
+        assert_eq!(summary_of("---\ndescription: \"Plain\"\n---\n"), "Plain");
+    }
 
     fn skill(root: &Path, name: &str, body: &str) {
         fs::create_dir_all(root.join(name)).unwrap();

@@ -7,6 +7,7 @@ mod support;
 
 mod approvals;
 mod background_tools;
+mod claude_code_compat;
 mod cli_extras;
 mod cli_launch;
 mod compact_e2e;

@@ -5,6 +5,7 @@
 mod support;
 
 mod bash_corpus;
+mod claude_configs;
 mod compact_dp;
 mod compact_summary;
 mod long_session_body;

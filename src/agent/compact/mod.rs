@@ -264,6 +264,7 @@ fn summarize(ctx: &AgentCtx, system: &str, head: &[String]) -> Result<String, St
         | StreamEvent::Reasoning(_)
         | StreamEvent::ThinkingSignature(_)
         | StreamEvent::RedactedThinking(_)
+        | StreamEvent::ServerBlock(_)
         | StreamEvent::ToolCall { .. } => {}
     });
     if let Some((u, speed)) = billed {

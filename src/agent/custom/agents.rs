@@ -1,8 +1,12 @@
-//! Custom sub-agents (docs/custom-commands.md, "Custom sub-agents"): `<root>/<file>.md` in
-//! Claude Code's format. Frontmatter: `name` (else the file name), `description`, `tools`
-//! (a comma list; absent means every tool), `model` (`inherit` or absent: the run's
-//! model). The body is the agent's system prompt. The SubAgent tool starts one by name
+//! Custom sub-agents (docs/custom-commands.md, "Custom sub-agents"): `<root>/**/<file>.md`
+//! in Claude Code's format, sub-folders included (Claude Code reads them recursively; the
+//! folder is not part of the name). Frontmatter: `name` (else the file name),
+//! `description`, `tools` (a comma list of Claude Code's or our names, mapped by
+//! [`cc_names`]; absent means every tool; a name we lack is dropped with one warning),
+//! `model` (an alias through the model table; `inherit` or absent: the run's model). The
+//! body is the agent's system prompt. The SubAgent tool starts one by name
 //! (`subagent_type`); the main prompt lists them.
+use super::cc_names;
 use super::commands::split_list;
 use super::files::{self, Root};
 use super::frontmatter;
@@ -15,6 +19,8 @@ pub struct AgentDef {
     /// None: every tool the run has.
     pub tools: Option<Vec<String>>,
     pub model: Option<String>,
+    /// `disallowedTools` (our names): taken away even when `tools` is absent.
+    pub disallowed: Vec<String>,
     /// The body: the agent's own instructions.
     pub prompt: String,
     pub path: PathBuf,
@@ -46,20 +52,19 @@ impl Agents {
     }
 }
 
-/// A tool name an agent may list: a built-in tool or an MCP tool (`mcp__…`).
-fn known_tool(t: &str) -> bool {
-    crate::tools::TOOL_NAMES.contains(&t) || t.starts_with("mcp__")
-}
-
 /// Read the agents of `roots` (the first file with a name wins).
 pub fn load(roots: &[Root]) -> Agents {
     let mut out = Agents::default();
+    let mut seen = files::Seen::default();
     for root in roots {
-        let listing = files::markdown_files(root, false);
+        let listing = files::markdown_files(root, true);
         out.warnings.extend(listing.warnings);
         for rel in listing.files {
             let path = root.dir.join(&rel);
-            match read(&path) {
+            if !seen.first(&path) {
+                continue;
+            }
+            match read(&path, &mut out.warnings) {
                 Ok(a) if out.find(&a.name).is_none() => out.agents.push(a),
                 Ok(_) => {}
                 Err(e) => out
@@ -76,10 +81,15 @@ pub fn load_here(cwd: &std::path::Path) -> Agents {
     load(&files::roots_here(cwd, "agents"))
 }
 
-fn read(path: &std::path::Path) -> Result<AgentDef, String> {
+/// One agent file; what it holds that we cannot use goes to `warnings` (one per file and
+/// kind) and the agent still loads.
+fn read(path: &std::path::Path, warnings: &mut Vec<String>) -> Result<AgentDef, String> {
     let text = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
     let text = String::from_utf8(text).map_err(|_| "not UTF-8 text".to_string())?;
-    let p = frontmatter::parse(&text).map_err(|e| format!("broken frontmatter: {e}"))?;
+    let p = frontmatter::parse(&text);
+    if let Some(w) = &p.warning {
+        warnings.push(format!("{}: {w}", path.display()));
+    }
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -93,11 +103,20 @@ fn read(path: &std::path::Path) -> Result<AgentDef, String> {
     let tools = match p.get("tools") {
         None => None,
         Some(list) => {
-            let names = split_list(list);
-            if let Some(bad) = names.iter().find(|t| !known_tool(t)) {
-                return Err(format!(
-                    "unknown tool {bad:?} in tools (known: {})",
-                    crate::tools::TOOL_NAMES.join(", ")
+            let mut names: Vec<String> = Vec::new();
+            let mut unknown: Vec<String> = Vec::new();
+            for t in split_list(list) {
+                match cc_names::tool(&t) {
+                    cc_names::Tool::Ours(n) if !names.contains(&n) => names.push(n),
+                    cc_names::Tool::Ours(_) => {}
+                    cc_names::Tool::Unknown(n) => unknown.push(n),
+                }
+            }
+            if !unknown.is_empty() {
+                warnings.push(format!(
+                    "{}: tools: {} not known here, left out (the agent loads with the rest; docs/claude-code.md lists the names)",
+                    path.display(),
+                    unknown.join(", ")
                 ));
             }
             Some(names)
@@ -113,11 +132,8 @@ fn read(path: &std::path::Path) -> Result<AgentDef, String> {
             .unwrap_or_else(|| files::first_line(&prompt)),
         name,
         tools,
-        model: p
-            .get("model")
-            .map(str::trim)
-            .filter(|m| !m.is_empty() && *m != "inherit")
-            .map(str::to_string),
+        model: p.get("model").and_then(cc_names::model),
+        disallowed: cc_names::denied(&p),
         prompt,
         path: path.to_path_buf(),
     })
@@ -161,13 +177,33 @@ mod tests {
         std::fs::write(p.join("all.md"), "---\nmodel: inherit\n---\nDo anything.\n").unwrap();
         std::fs::write(p.join("bad.md"), "---\nname: x\n").unwrap();
         std::fs::write(p.join("badtool.md"), "---\ntools: Read, Nope\n---\nx").unwrap();
+        std::fs::create_dir_all(p.join("team/deep")).unwrap();
+        std::fs::write(
+            p.join("team/deep/cc.md"),
+            "---\nname: cc\ndescription: >\n  Folded\n  text\ntools: Task, Agent, LS, MultiEdit, KillBash, Search, WebSearch, Bash\ndisallowedTools: [KillBash, EnterPlanMode]\nmodel: opus\nhooks:\n  Stop:\n    - hooks: []\n---\nGo.\n",
+        )
+        .unwrap();
+        // A second name for the same file is read once.
+        std::os::unix::fs::symlink("cc.md", p.join("team/deep/cc2.md")).unwrap();
         let a = load(&files::roots(
             d.path(),
             std::path::Path::new("/none"),
             "agents",
         ));
         let names: Vec<&str> = a.agents.iter().map(|a| a.name.as_str()).collect();
-        assert_eq!(names, vec!["all", "reviewer"]);
+        assert_eq!(names, vec!["all", "bad", "badtool", "reviewer", "cc"]);
+        let cc = a.find("cc").unwrap();
+        assert_eq!(
+            cc.tools.as_ref().unwrap().join(","),
+            "SubAgent,Glob,Edit,KillShell,Grep,WebSearch,Bash"
+        );
+        assert_eq!(cc.description, "Folded text");
+        assert_eq!(cc.model, cc_names::model("opus"));
+        assert_eq!(cc.disallowed, vec!["KillShell"]);
+        assert_eq!(
+            a.find("badtool").unwrap().tools.as_ref().unwrap().join(","),
+            "Read"
+        );
         let r = a.find("reviewer").unwrap();
         assert_eq!(
             r.tools.as_deref(),
@@ -176,9 +212,12 @@ mod tests {
         assert_eq!(r.model.as_deref(), Some("small"));
         assert_eq!(a.find("all").unwrap().model, None);
         assert_eq!(a.warnings.len(), 2, "{:?}", a.warnings);
-        assert!(a.warnings[0].contains("bad.md: skipped: broken frontmatter"));
-        assert!(a.warnings[1].contains("unknown tool \"Nope\""));
-        assert!(a.unknown("zz").contains("known agents are: all, reviewer"));
+        assert!(a.warnings[0]
+            .contains("bad.md: line 1: the frontmatter opened with --- is never closed"));
+        assert!(a.warnings[1].contains("badtool.md: tools: Nope not known here, left out"));
+        assert!(a
+            .unknown("zz")
+            .contains("known agents are: all, bad, badtool, reviewer, cc"));
         let idx = index_text(&a);
         assert!(idx.contains("\n- reviewer: Reviews diffs (tools: Read, Grep)"));
         assert!(idx.contains("\n- all: Do anything. (tools: all)"));

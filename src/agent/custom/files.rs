@@ -162,6 +162,19 @@ impl Walk<'_> {
     }
 }
 
+/// The files already read, by physical path: a file that several names (symlinks, a
+/// folder linked into another) point at is read once, under the first name found.
+#[derive(Debug, Default)]
+pub struct Seen(std::collections::HashSet<PathBuf>);
+
+impl Seen {
+    /// True the first time the file behind `path` is met.
+    pub fn first(&mut self, path: &Path) -> bool {
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.0.insert(real)
+    }
+}
+
 /// A name part (file stem or folder) usable in a command or agent name: letters, digits,
 /// `-` and `_`, starting with a letter or digit.
 pub fn valid_part(s: &str) -> bool {

@@ -1,24 +1,33 @@
 //! Custom slash commands and custom sub-agents from Markdown files, in Claude Code's
-//! format (docs/custom-commands.md): where they are found (files), their frontmatter,
-//! the commands' argument substitution, the agents' definitions, and the narrowing a
-//! command's turn or an agent's run gets (scope). The runtime side — expanding
+//! format (docs/custom-commands.md, docs/claude-code.md): where they are found (files),
+//! their YAML frontmatter, Claude Code's names mapped (cc_names), the commands' argument
+//! substitution, skills run as commands (skills), the agents' definitions, and the
+//! narrowing a command's turn or an agent's run gets (scope). The runtime side — expanding
 //! `` !`cmd` `` and `@path`, the palette, `/help`, start-up warnings — is here too.
 pub mod agents;
+pub mod cc_names;
 pub mod commands;
 pub mod files;
 pub mod frontmatter;
 pub mod scope;
+pub mod skills;
 
 use crate::agent::context::AgentCtx;
 use crate::ui::complete::Command;
 use commands::{Catalog, CustomCommand};
 use std::path::Path;
 
-/// The custom commands of a run in `cwd` (built-in names excluded).
+/// The custom commands of a run in `cwd` (built-in names excluded), then the skills whose
+/// names no command takes.
 pub fn commands_here(cwd: &Path) -> Catalog {
-    commands::load(&files::roots_here(cwd, "commands"), &|n| {
-        crate::agent::slash::table::canonical(n).is_some()
-    })
+    let builtin = |n: &str| crate::agent::slash::table::canonical(n).is_some();
+    let mut cat = commands::load(&files::roots_here(cwd, "commands"), &builtin);
+    let (more, warnings) = skills::as_commands(cwd, &skills::home(), &|n| {
+        builtin(n) || cat.commands.iter().any(|c| c.name == n)
+    });
+    cat.commands.extend(more);
+    cat.warnings.extend(warnings);
+    cat
 }
 
 /// What start-up reports once: skipped files and names taken by built-ins.
@@ -54,7 +63,7 @@ pub fn help_text(cwd: &Path) -> String {
     if cat.commands.is_empty() {
         return String::new();
     }
-    let mut s = String::from("Custom commands (.claude/commands, .bash-agent/commands):\n");
+    let mut s = String::from("Custom commands (.claude/commands, .bash-agent/commands, skills):\n");
     for c in &cat.commands {
         let head = if c.argument_hint.is_empty() {
             c.name.clone()
@@ -80,7 +89,7 @@ pub fn find(cwd: &Path, word: &str) -> Option<CustomCommand> {
 /// `@path` words attached. The turn's narrowing (`allowed-tools`, `model`) is set here
 /// and lifted by [`end_turn`] when the turn ends. Err: nothing is sent.
 pub fn prepare(ctx: &AgentCtx, cmd: &CustomCommand, args: &str) -> Result<String, String> {
-    let body = commands::substitute(cmd, args)?;
+    let body = commands::substitute(cmd, args);
     let mut rules = Vec::new();
     for r in &cmd.allowed_tools {
         let rule = crate::permission::Rule::parse(crate::permission::RuleKind::Allow, r, &ctx.cwd)
@@ -90,6 +99,7 @@ pub fn prepare(ctx: &AgentCtx, cmd: &CustomCommand, args: &str) -> Result<String
     let tools = (!cmd.allowed_tools.is_empty()).then(|| scope::tools_of_rules(&cmd.allowed_tools));
     ctx.permission.set_turn_rules(rules);
     ctx.custom.begin_turn(&cmd.name, tools, cmd.model.clone());
+    ctx.custom.deny(true, cmd.disallowed_tools.clone());
     match shell_parts(ctx, cmd, &body) {
         Ok(text) => Ok(crate::agent::slash::attach::expand(ctx, &text)),
         Err(e) => {
@@ -145,5 +155,6 @@ pub fn apply_agent(ctx: &AgentCtx, name: &str) -> Result<(), String> {
     let def = all.find(name).ok_or_else(|| all.unknown(name))?;
     ctx.custom
         .set_agent(&def.name, def.tools.clone(), &def.prompt);
+    ctx.custom.deny(false, def.disallowed.clone());
     Ok(())
 }

@@ -17,6 +17,10 @@ struct Inner {
     turn_model: Option<String>,
     /// Why the turn is narrowed (`/review`), for the refusal.
     turn_source: String,
+    /// Tools taken away (Claude Code's `disallowedTools` / `disallowed-tools`), for the
+    /// agent's run and for the command's turn.
+    run_denied: Vec<String>,
+    turn_denied: Vec<String>,
 }
 
 /// The narrowing of one run; empty by default (nothing changes).
@@ -50,8 +54,19 @@ impl Scope {
         g.turn_source = source.to_string();
     }
 
+    /// Tools the agent's run (`turn`: false) or the command's turn may not use.
+    pub fn deny(&self, turn: bool, tools: Vec<String>) {
+        let mut g = self.get();
+        if turn {
+            g.turn_denied = tools;
+        } else {
+            g.run_denied = tools;
+        }
+    }
+
     pub fn end_turn(&self) {
         let mut g = self.get();
+        g.turn_denied.clear();
         g.turn_tools = None;
         g.turn_model = None;
         g.turn_source.clear();
@@ -60,6 +75,16 @@ impl Scope {
     /// Whether `tool` may run now; Err is the refusal for the model.
     pub fn allows(&self, tool: &str) -> Result<(), String> {
         let g = self.get();
+        if covers(&g.run_denied, tool) || covers(&g.turn_denied, tool) {
+            return Err(format!(
+                "the tool {tool} is not available here: the {} disallows it",
+                if covers(&g.turn_denied, tool) {
+                    format!("{} command", g.turn_source)
+                } else {
+                    "agent".to_string()
+                }
+            ));
+        }
         if let Some(t) = &g.run_tools {
             if !covers(t, tool) {
                 let who = g.run_prompt.as_ref().map_or("", |(n, _)| n.as_str());
@@ -81,9 +106,19 @@ impl Scope {
         Ok(())
     }
 
+    /// Whether the agent's or the command's list names `tool`.
+    fn names(&self, tool: &str) -> bool {
+        let g = self.get();
+        let has = |l: &Option<Vec<String>>| l.as_ref().is_some_and(|l| l.iter().any(|t| t == tool));
+        has(&g.run_tools) || has(&g.turn_tools)
+    }
+
     fn narrowed(&self) -> bool {
         let g = self.get();
-        g.run_tools.is_some() || g.turn_tools.is_some()
+        g.run_tools.is_some()
+            || g.turn_tools.is_some()
+            || !g.run_denied.is_empty()
+            || !g.turn_denied.is_empty()
     }
 
     /// The request's tools array without the tools outside the set.
@@ -94,7 +129,7 @@ impl Scope {
         let Ok(serde_json::Value::Array(items)) = serde_json::from_str(&all) else {
             return all;
         };
-        let kept: Vec<serde_json::Value> = items
+        let mut kept: Vec<serde_json::Value> = items
             .into_iter()
             .filter(|t| {
                 t.get("name")
@@ -102,6 +137,11 @@ impl Scope {
                     .is_some_and(|n| self.allows(n).is_ok())
             })
             .collect();
+        // An agent or command that names WebSearch gets the provider's own search tool
+        // (provider/server_tools.rs turns the marker into it, or drops it with a warning).
+        if self.names("WebSearch") && self.allows("WebSearch").is_ok() {
+            kept.push(crate::provider::server_tools::marker());
+        }
         Cow::Owned(serde_json::Value::Array(kept).to_string())
     }
 
@@ -172,8 +212,26 @@ mod tests {
         );
         assert!(s.allows("Read").unwrap_err().contains("/x turn"));
         s.end_turn();
+        s.begin_turn("/y", None, None);
+        s.deny(true, vec!["Bash".into()]);
+        assert_eq!(
+            s.tools_json(all.clone()),
+            r#"[{"name":"Read"},{"name":"mcp__fs__ls"}]"#
+        );
+        assert!(s
+            .allows("Bash")
+            .unwrap_err()
+            .contains("the /y command disallows it"));
+        s.end_turn();
+        assert!(s.allows("Bash").is_ok());
         s.set_agent("rev", Some(vec!["Read".into()]), "Be brief.");
-        assert_eq!(s.tools_json(all), r#"[{"name":"Read"}]"#);
+        assert_eq!(s.tools_json(all.clone()), r#"[{"name":"Read"}]"#);
+        s.set_agent("web", Some(vec!["Read".into(), "WebSearch".into()]), "");
+        assert_eq!(
+            s.tools_json(all),
+            r#"[{"name":"Read"},{"name":"WebSearch","server_tool":"web_search"}]"#
+        );
+        s.set_agent("rev", Some(vec!["Read".into()]), "Be brief.");
         assert!(s.allows("Bash").unwrap_err().contains("agent rev"));
         assert!(s
             .prompt_section()

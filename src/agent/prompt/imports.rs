@@ -189,6 +189,20 @@ pub fn warn(importer: &Path, target: &Path, why: &str) {
     ));
 }
 
+/// Say a warning about an instruction or rule file once per process (the prompt is built
+/// more than once a run); nothing in a quiet process.
+pub fn warn_once(message: &str) {
+    if QUIET.load(Ordering::SeqCst) {
+        return;
+    }
+    if lock(&WARNED)
+        .get_or_insert_with(HashSet::new)
+        .insert(PathBuf::from(message))
+    {
+        crate::util::say::err_line(&format!("bash-agent: warning: {message}"));
+    }
+}
+
 /// This process warns about nothing (a sub-agent).
 pub fn quiet() {
     QUIET.store(true, Ordering::SeqCst);

@@ -3,7 +3,10 @@
 //! AGENT.md), CLAUDE.md (else .claude/CLAUDE.md) and CLAUDE.local.md, all of them. `@path`
 //! imports in the CLAUDE files are resolved relative to the importing file, at most five
 //! deep; an import that would revisit a file on its own chain is refused (skipped). A chain
-//! that starts at a project file passes the guard of `imports.rs` at every step.
+//! that starts at a project file passes the guard of `imports.rs` at every step. Each
+//! folder's `.claude/rules/**/*.md` follow its files (`rules.rs`; the user's
+//! `~/.claude/rules` after the global files). A file that several names point at (a
+//! `CLAUDE.md` that is a symlink to `AGENTS.md`) is loaded once, under its first name.
 use super::imports::{self, Decision, Guard};
 use std::path::{Path, PathBuf};
 
@@ -42,11 +45,29 @@ pub fn collect(agent_home: &Path, home: &Path, pwd: &Path) -> Vec<Loaded> {
         places: (pwd, agent_home),
         guard: std::cell::OnceCell::new(),
         undecided: None,
+        seen: Default::default(),
     };
     let mut out = Vec::new();
+    let mut warnings = Vec::new();
     w.push_dir(&mut out, "global", agent_home);
+    if !home.as_os_str().is_empty() {
+        w.push_rules(
+            &mut out,
+            "global",
+            &home.join(".claude/rules"),
+            None,
+            &mut warnings,
+        );
+    }
+    let project = crate::settings::project_root(pwd);
+    let project = std::fs::canonicalize(&project).unwrap_or(project);
     for d in chain(pwd) {
         w.push_dir(&mut out, "project", &d);
+        let rules = d.join(".claude/rules");
+        w.push_rules(&mut out, "project", &rules, Some(&project), &mut warnings);
+    }
+    for m in warnings {
+        imports::warn_once(&m);
     }
     out
 }
@@ -59,6 +80,7 @@ pub fn undecided(agent_home: &Path, home: &Path, pwd: &Path) -> Vec<(PathBuf, Pa
         places: (pwd, agent_home),
         guard: std::cell::OnceCell::new(),
         undecided: Some(Vec::new()),
+        seen: Default::default(),
     };
     let mut out = Vec::new();
     for d in chain(pwd) {
@@ -76,6 +98,8 @@ struct Walk<'a> {
     /// Made on the first import of a project file (most runs have none).
     guard: std::cell::OnceCell<Guard>,
     undecided: Option<Vec<(PathBuf, PathBuf)>>,
+    /// The files loaded so far, by physical path: one file under two names goes in once.
+    seen: std::collections::HashSet<PathBuf>,
 }
 
 impl Walk<'_> {
@@ -88,6 +112,10 @@ impl Walk<'_> {
         ];
         for (f, imports) in files {
             let Some(path) = f else { continue };
+            let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if !self.seen.insert(real) {
+                continue;
+            }
             let text = if imports {
                 self.with_imports(&path, &mut Vec::new(), 0, label == "project")
             } else {
@@ -95,6 +123,34 @@ impl Walk<'_> {
             };
             if !text.is_empty() {
                 out.push(Loaded { label, path, text });
+            }
+        }
+    }
+
+    /// The rules of one `.claude/rules` folder (`rules.rs`), each file once.
+    fn push_rules(
+        &mut self,
+        out: &mut Vec<Loaded>,
+        label: &'static str,
+        dir: &Path,
+        project: Option<&Path>,
+        warnings: &mut Vec<String>,
+    ) {
+        if !dir.is_dir() {
+            return;
+        }
+        // Path-scoped rules come with the first file they apply to (touched.rs).
+        for r in super::rules::load(dir, project, warnings) {
+            if !r.paths.is_empty() {
+                continue;
+            }
+            let real = std::fs::canonicalize(&r.path).unwrap_or_else(|_| r.path.clone());
+            if self.seen.insert(real) {
+                out.push(Loaded {
+                    label,
+                    path: r.path,
+                    text: r.text,
+                });
             }
         }
     }
@@ -221,6 +277,7 @@ mod tests {
             places: (r, r),
             guard: std::cell::OnceCell::new(),
             undecided: None,
+            seen: Default::default(),
         }
     }
 
@@ -249,5 +306,19 @@ mod tests {
         }
         let t = walk(r).with_imports(&r.join("f0.md"), &mut Vec::new(), 0, false);
         assert!(t.contains("L5") && !t.contains("L6"), "{t}");
+    }
+
+    #[test]
+    fn a_symlinked_claude_md_goes_in_once_and_rules_follow() {
+        let d = tempfile::tempdir().unwrap();
+        let r = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir_all(r.join("home")).unwrap();
+        std::fs::create_dir_all(r.join("p/.claude/rules")).unwrap();
+        std::fs::write(r.join("p/AGENTS.md"), "Shared text\n").unwrap();
+        std::os::unix::fs::symlink("AGENTS.md", r.join("p/CLAUDE.md")).unwrap();
+        std::fs::write(r.join("p/.claude/rules/r.md"), "Rule text\n").unwrap();
+        let got = collect(&r.join("home"), &r.join("home"), &r.join("p"));
+        let texts: Vec<&str> = got.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, vec!["Shared text", "Rule text"]);
     }
 }

@@ -6,7 +6,9 @@
 //! dynamic part. Building is cheap: no subprocess (uname is read once per process).
 pub mod imports;
 pub mod instructions;
+pub mod rules;
 mod text;
+pub mod touched;
 
 use crate::session::Session;
 use crate::tools::skills;
