@@ -42,8 +42,14 @@ impl Extensions {
         for w in hw {
             warn(&w);
         }
+        let mcp = Mcp::from_config(&ctx.cwd, ctx.cfg.tool_timeout).map(Arc::new);
+        if let Some(m) = &mcp {
+            // A server's questions reach a person only on a terminal, never in a sub-agent.
+            m.elicit
+                .set_interactive(ctx.permission.interactive() && ctx.depth == 0);
+        }
         Extensions {
-            mcp: Mcp::from_config(&ctx.cwd, ctx.cfg.tool_timeout).map(Arc::new),
+            mcp,
             hooks,
             pending_context: Mutex::new(Vec::new()),
             halt: Mutex::new(None),
@@ -188,7 +194,9 @@ pub fn mcp_call(ctx: &AgentCtx, name: &str, input: &Value) -> Option<(ToolOutput
             None,
         ));
     };
-    Some(match m.call(name, input, &ctx.cancel) {
+    let print = |t: &str| ctx.out.print(t);
+    let ask = |t: &str| ctx.permission.ask_line(&print, t, &ctx.cancel);
+    Some(match m.call(name, input, &ctx.cancel, &ask) {
         Ok(c) => {
             let mut text = c.output.text;
             if ctx.cfg.vision {

@@ -9,13 +9,20 @@
 pub mod client;
 pub mod config;
 mod conn;
+pub mod elicit;
+mod form;
 pub mod http;
+mod http_link;
 mod lines;
 mod names;
 pub mod result;
+mod serve;
+mod sse;
+mod stdio_read;
 
 use crate::util::cancel::Cancel;
 use client::{Client, RpcError, Spawn};
+use elicit::Elicit;
 use config::{ServerConfig, Transport};
 pub use conn::Conn;
 use serde_json::{json, Map, Value};
@@ -64,6 +71,8 @@ pub struct Mcp {
     state: Mutex<State>,
     servers: Mutex<Vec<Server>>,
     warnings: Mutex<Vec<String>>,
+    /// The servers' questions to the person (elicitation), shared by every connection.
+    pub elicit: Arc<Elicit>,
 }
 
 /// The result of calling an MCP tool.
@@ -161,8 +170,10 @@ fn start_one(
     cfg: &ServerConfig,
     cwd: &Path,
     timeout: Duration,
+    elicit: Arc<Elicit>,
 ) -> Result<(Conn, Vec<McpTool>), String> {
     let t0 = std::time::Instant::now();
+    let serve = serve::Serve::new(&cfg.name, elicit, cwd.to_path_buf());
     let c = match &cfg.transport {
         Transport::Http {
             legacy_sse: true, ..
@@ -172,7 +183,7 @@ fn start_one(
             )
         }
         Transport::Http { url, headers, .. } => {
-            Conn::Http(http::HttpClient::start(url, headers, timeout, &Cancel::new())?)
+            Conn::Http(http::HttpClient::start(url, headers, serve, timeout, &Cancel::new())?)
         }
         Transport::Stdio {
             command,
@@ -192,7 +203,7 @@ fn start_one(
                 cwd: own_cwd.as_deref().unwrap_or(cwd),
                 sandbox: (!unsandboxed(&cfg.name)).then_some(cwd),
             };
-            Conn::Stdio(Client::start(&sp, timeout, &Cancel::new())?)
+            Conn::Stdio(Client::start(&sp, serve, timeout, &Cancel::new())?)
         }
     };
     let left = timeout
@@ -222,6 +233,7 @@ impl Mcp {
             state: Mutex::new(State::Idle),
             servers: Mutex::new(Vec::new()),
             warnings: Mutex::new(warnings),
+            elicit: Arc::new(Elicit::default()),
         })
     }
 
@@ -238,9 +250,10 @@ impl Mcp {
                 let c = cfg.clone();
                 let cwd = self.cwd.clone();
                 let t = self.start_timeout;
+                let e = self.elicit.clone();
                 (
                     cfg.clone(),
-                    std::thread::spawn(move || start_one(&c, &cwd, t)),
+                    std::thread::spawn(move || start_one(&c, &cwd, t, e)),
                 )
             })
             .collect();
@@ -317,8 +330,16 @@ impl Mcp {
     }
 
     /// Call `mcp__<server>__<tool>`. Err is the error text of the tool result. A server
-    /// that died is restarted once per run (the call that saw it die fails).
-    pub fn call(&self, full: &str, input: &Value, cancel: &Cancel) -> Result<Called, String> {
+    /// that died is restarted once per run (the call that saw it die fails). `ask` shows a
+    /// text to the person and returns the line typed: a server's elicitation during the
+    /// call is asked through it (elicit.rs), on this thread.
+    pub fn call(
+        &self,
+        full: &str,
+        input: &Value,
+        cancel: &Cancel,
+        ask: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Called, String> {
         let found = {
             let servers = lock(&self.servers);
             servers.iter().enumerate().find_map(|(i, s)| {
@@ -340,10 +361,18 @@ impl Mcp {
             json!({})
         };
         let params = json!({"name": tool, "arguments": args});
-        match client.request("tools/call", params, self.call_timeout, cancel) {
+        self.elicit.enter();
+        let answer = client.request_with("tools/call", params, self.call_timeout, cancel, &|| {
+            self.elicit.serve(ask)
+        });
+        self.elicit.leave();
+        self.elicit.drop_queued();
+        match answer {
             Ok(v) => Ok(Called {
                 output: result::convert(&v),
             }),
+            Err(RpcError::TooLarge) => Err(format!("MCP tool {full}: {}", RpcError::TooLarge)),
+            Err(e @ RpcError::Lost(_)) => Err(format!("MCP tool {full}: {e}")),
             Err(RpcError::Dead(how)) => {
                 let note = self.restart(idx);
                 Err(format!(
@@ -375,7 +404,7 @@ impl Mcp {
             s.restarted = true;
             s.cfg.clone()
         };
-        match start_one(&cfg, &self.cwd, self.start_timeout) {
+        match start_one(&cfg, &self.cwd, self.start_timeout, self.elicit.clone()) {
             Ok((c, tools)) => {
                 let mut servers = lock(&self.servers);
                 if let Some(s) = servers.get_mut(idx) {
@@ -417,7 +446,7 @@ impl Drop for Mcp {
 /// Start one server, ping it, list its tools and end it (`bash-agent mcp get`).
 pub fn probe(cfg: &ServerConfig, cwd: &Path) -> Result<Vec<McpTool>, String> {
     let timeout = env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT);
-    let (c, tools) = start_one(cfg, cwd, timeout)?;
+    let (c, tools) = start_one(cfg, cwd, timeout, Arc::new(Elicit::default()))?;
     if !c.ping(timeout) {
         return Err("the server does not answer ping".into());
     }

@@ -148,6 +148,27 @@ impl Gate {
         self.slot.is_some()
     }
 
+    /// Show `text` and wait for the next line the person submits (None: headless, or
+    /// interrupted). For other questions asked during a tool call, like an MCP server's
+    /// elicitation: the same channel a permission question uses.
+    pub fn ask_line(&self, print: &dyn Fn(&str), text: &str, cancel: &Cancel) -> Option<String> {
+        let slot = self.slot.as_ref()?;
+        print(text);
+        discard_typeahead();
+        let rx = slot.open();
+        loop {
+            if cancel.is_cancelled() {
+                slot.close();
+                return None;
+            }
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) => return Some(line),
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+
     /// `/permissions`: the mode and the rules.
     pub fn describe(&self) -> String {
         let mode = self.mode();

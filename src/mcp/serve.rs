@@ -1,0 +1,79 @@
+//! What a server may ask of the client and tell it, whichever transport brought it: `ping`
+//! answered, `roots/list` (the project folder), `elicitation/create` (elicit.rs), sampling
+//! and anything else refused as not supported; `list_changed` notifications noted so the
+//! next request lists again.
+use super::elicit::Elicit;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The client's side of one server connection.
+pub struct Serve {
+    pub server: String,
+    pub tools_changed: AtomicBool,
+    pub resources_changed: AtomicBool,
+    pub prompts_changed: AtomicBool,
+    pub elicit: Arc<Elicit>,
+    /// The one root offered (`roots/list`): the project folder.
+    pub root: PathBuf,
+}
+
+/// The capabilities this client declares in `initialize`: what `request` answers.
+pub fn capabilities() -> Value {
+    json!({"roots": {"listChanged": false}, "elicitation": {"form": {}}})
+}
+
+impl Serve {
+    pub fn new(server: &str, elicit: Arc<Elicit>, root: PathBuf) -> Arc<Serve> {
+        Arc::new(Serve {
+            server: server.to_string(),
+            tools_changed: AtomicBool::new(false),
+            resources_changed: AtomicBool::new(false),
+            prompts_changed: AtomicBool::new(false),
+            elicit,
+            root,
+        })
+    }
+
+    /// A notification from the server.
+    pub fn notified(&self, method: &str) {
+        let flag = match method {
+            "notifications/tools/list_changed" => &self.tools_changed,
+            "notifications/resources/list_changed" => &self.resources_changed,
+            "notifications/prompts/list_changed" => &self.prompts_changed,
+            _ => return,
+        };
+        flag.store(true, Ordering::SeqCst);
+    }
+
+    /// The whole JSON-RPC answer to a server request (may block while a person answers an
+    /// elicitation: callers run it on a thread of its own).
+    pub fn answer(&self, id: &Value, method: &str, params: &Value) -> Value {
+        let r = match method {
+            "ping" => Ok(json!({})),
+            "roots/list" => {
+                let uri = url::Url::from_file_path(&self.root)
+                    .map(|u| u.to_string())
+                    .unwrap_or_default();
+                let name = self
+                    .root
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                Ok(json!({"roots": [{"uri": uri, "name": name}]}))
+            }
+            "elicitation/create" => self
+                .elicit
+                .answer(&self.server, params)
+                .map_err(|m| (-32602, m)),
+            _ => Err((-32601, format!("method not supported: {method}"))),
+        };
+        match r {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, message)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            }
+        }
+    }
+}
