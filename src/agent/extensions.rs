@@ -211,6 +211,16 @@ pub fn mcp_call(ctx: &AgentCtx, name: &str, input: &Value) -> Option<(ToolOutput
     })
 }
 
+/// `/mcp__server__prompt args`: Some(the prompt's text, or why not) when a running
+/// server has that prompt (the servers' start is awaited first).
+pub fn mcp_prompt(ctx: &AgentCtx, command: &str, args: &str) -> Option<Result<String, String>> {
+    let m = ctx.ext.mcp.as_ref()?;
+    for w in m.wait_ready() {
+        ctx.out.warn(&w);
+    }
+    m.get_prompt(command, args, &ctx.cancel)
+}
+
 /// Under `--vision on`, a result's images are stored as the session's next `images/N.<ext>`
 /// and named in an `<attached-images>` block, the shape the user's own images take, so
 /// `provider::image` sends them as image blocks inside the tool result (and a resumed

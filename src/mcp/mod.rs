@@ -15,6 +15,7 @@ pub mod http;
 mod http_link;
 mod lines;
 mod names;
+mod catalog;
 pub mod result;
 mod serve;
 mod sse;
@@ -23,6 +24,8 @@ mod stdio_read;
 use crate::util::cancel::Cancel;
 use client::{Client, RpcError, Spawn};
 use elicit::Elicit;
+use catalog::list_tools;
+pub use catalog::{LIST_RESOURCES, READ_RESOURCE};
 use config::{ServerConfig, Transport};
 pub use conn::Conn;
 use serde_json::{json, Map, Value};
@@ -94,68 +97,9 @@ fn env_ms(name: &str) -> Option<Duration> {
 
 pub use names::full_name;
 
-/// True for a name in the MCP tool namespace.
+/// True for a name in the MCP tool namespace, or one of the two resource tools.
 pub fn is_mcp_name(name: &str) -> bool {
-    name.starts_with("mcp__")
-}
-
-fn list_tools(c: &Conn, server: &str, timeout: Duration) -> Result<Vec<McpTool>, String> {
-    let cancel = Cancel::new();
-    let mut out = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..100 {
-        let params = match &cursor {
-            Some(c) => json!({ "cursor": c }),
-            None => json!({}),
-        };
-        let page = c
-            .request("tools/list", params, timeout, &cancel)
-            .map_err(|e| format!("tools/list failed: {e}"))?;
-        for t in page
-            .get("tools")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(name) = t.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let schema = t
-                .get("inputSchema")
-                .filter(|s| s.is_object())
-                .cloned()
-                .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
-            out.push(McpTool {
-                full_name: String::new(),
-                server: server.to_string(),
-                name: name.to_string(),
-                description: t
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                input_schema: schema,
-            });
-        }
-        cursor = page
-            .get("nextCursor")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string);
-        if cursor.is_none() {
-            break;
-        }
-    }
-    let raw: Vec<&str> = out.iter().map(|t| t.name.as_str()).collect();
-    let unique = names::unique(server, &raw);
-    let mut tools = Vec::with_capacity(out.len());
-    for (mut t, n) in out.into_iter().zip(unique) {
-        if let Some(n) = n {
-            t.full_name = n;
-            tools.push(t);
-        }
-    }
-    Ok(tools)
+    name.starts_with("mcp__") || name == LIST_RESOURCES || name == READ_RESOURCE
 }
 
 /// Is the server named in the user's own `mcp_unsandboxed` list? Read from the user's
@@ -326,6 +270,9 @@ impl Mcp {
             m.insert("input_schema".into(), t.input_schema);
             arr.push(Value::Object(m));
         }
+        if self.has_resources() {
+            arr.extend(catalog::resource_tools());
+        }
         serde_json::to_string(&arr).unwrap_or_else(|_| base.to_string())
     }
 
@@ -340,6 +287,17 @@ impl Mcp {
         cancel: &Cancel,
         ask: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Called, String> {
+        if full == LIST_RESOURCES || full == READ_RESOURCE {
+            let text = self.resource_tool(full, input)?;
+            return Ok(Called {
+                output: result::CallOutput {
+                    is_error: false,
+                    text,
+                    structured: None,
+                    images: Vec::new(),
+                },
+            });
+        }
         let found = {
             let servers = lock(&self.servers);
             servers.iter().enumerate().find_map(|(i, s)| {

@@ -176,6 +176,18 @@ fn custom_command(ctx: &AgentCtx, word: &str, arg: &str, line: &str) -> Option<A
     if table::canonical(word).is_some() {
         return None;
     }
+    if word.starts_with("/mcp__") {
+        return crate::agent::extensions::mcp_prompt(ctx, word, arg).map(|r| match r {
+            Ok(text) => {
+                *lock(&ctx.slash.body) = Some(text);
+                Action::Turn(line.to_string())
+            }
+            Err(e) => {
+                ctx.out.error(&format!("Error: {e}\n"));
+                Action::Refused
+            }
+        });
+    }
     let c = crate::agent::custom::find(&ctx.cwd, word)?;
     Some(match crate::agent::custom::prepare(ctx, &c, arg) {
         Ok(text) => {
