@@ -49,9 +49,11 @@ pub(super) fn outcome(msg: &Value) -> Result<Value, RpcError> {
 }
 
 /// A response too large to read: the call it answers fails now. When its id cannot be
-/// found at either end of the line, every waiting call fails (none of them may wait for an
-/// answer that was dropped); a line that is a request or a notification fails nothing.
+/// found at either end of a JSON object, every waiting call fails (none of them may wait for
+/// an answer that was dropped); a request, a notification or a line that is not JSON
+/// (a server's log) fails nothing.
 pub(super) fn fail_too_large(pending: &Pending, clip: &[u8]) {
+    let clip = clip.strip_prefix(b"data:").unwrap_or(clip).trim_ascii_start();
     let mut p = lock(pending);
     match overlong_id(clip) {
         Some(id) => {
@@ -59,7 +61,7 @@ pub(super) fn fail_too_large(pending: &Pending, clip: &[u8]) {
                 let _ = tx.send(Err(RpcError::TooLarge));
             }
         }
-        None if !String::from_utf8_lossy(clip).contains("\"method\"") => {
+        None if clip.starts_with(b"{") && !String::from_utf8_lossy(clip).contains("\"method\"") => {
             for (_, tx) in p.drain() {
                 let _ = tx.send(Err(RpcError::TooLarge));
             }
