@@ -4,7 +4,7 @@
 //! the interactive mode runs as slash commands `/mcp__<server>__<prompt> args` (the
 //! arguments are given in the prompt's order, separated by spaces).
 use super::conn::Conn;
-use super::{lock, names, McpTool, Mcp};
+use super::{lock, names, Mcp, McpTool};
 use crate::util::cancel::Cancel;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -42,7 +42,11 @@ fn list_all(c: &Conn, method: &str, key: &str, timeout: Duration) -> Result<Vec<
     Ok(out)
 }
 
-pub(super) fn list_tools(c: &Conn, server: &str, timeout: Duration) -> Result<Vec<McpTool>, String> {
+pub(super) fn list_tools(
+    c: &Conn,
+    server: &str,
+    timeout: Duration,
+) -> Result<Vec<McpTool>, String> {
     let mut out = Vec::new();
     for t in list_all(c, "tools/list", "tools", timeout)? {
         let Some(name) = t.get("name").and_then(Value::as_str) else {
@@ -120,7 +124,10 @@ impl Mcp {
         let servers = self.offering("resources");
         if name == LIST_RESOURCES {
             let mut all = Vec::new();
-            for (server, c) in servers.iter().filter(|(n, _)| arg("server").is_empty() || n == arg("server")) {
+            for (server, c) in servers
+                .iter()
+                .filter(|(n, _)| arg("server").is_empty() || n == arg("server"))
+            {
                 for mut r in list_all(c, "resources/list", "resources", self.start_timeout)
                     .map_err(|e| format!("MCP server {server}: {e}"))?
                 {
@@ -130,19 +137,38 @@ impl Mcp {
                     all.push(r);
                 }
             }
-            if all.is_empty() && !arg("server").is_empty() && !servers.iter().any(|(n, _)| n == arg("server")) {
-                return Err(format!("no connected MCP server {:?} offers resources", arg("server")));
+            if all.is_empty()
+                && !arg("server").is_empty()
+                && !servers.iter().any(|(n, _)| n == arg("server"))
+            {
+                return Err(format!(
+                    "no connected MCP server {:?} offers resources",
+                    arg("server")
+                ));
             }
             return Ok(serde_json::to_string_pretty(&all).unwrap_or_default());
         }
         let Some((_, c)) = servers.iter().find(|(n, _)| n == arg("server")) else {
-            return Err(format!("no connected MCP server {:?} offers resources", arg("server")));
+            return Err(format!(
+                "no connected MCP server {:?} offers resources",
+                arg("server")
+            ));
         };
         let r = c
-            .request("resources/read", json!({"uri": arg("uri")}), self.call_timeout, &Cancel::new())
+            .request(
+                "resources/read",
+                json!({"uri": arg("uri")}),
+                self.call_timeout,
+                &Cancel::new(),
+            )
             .map_err(|e| format!("reading {}: {e}", arg("uri")))?;
         let mut parts = Vec::new();
-        for item in r.get("contents").and_then(Value::as_array).into_iter().flatten() {
+        for item in r
+            .get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let s = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("");
             match item.get("text").and_then(Value::as_str) {
                 Some(t) => parts.push(t.to_string()),
@@ -166,13 +192,23 @@ impl Mcp {
                 continue;
             };
             for p in list {
-                let Some(name) = p.get("name").and_then(Value::as_str) else { continue };
+                let Some(name) = p.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
                 let args = p
                     .get("arguments")
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(|x| x.get("name")?.as_str().map(str::to_string)).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.get("name")?.as_str().map(str::to_string))
+                            .collect()
+                    })
                     .unwrap_or_default();
-                let desc = p.get("description").and_then(Value::as_str).unwrap_or("").to_string();
+                let desc = p
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
                 out.push((format!("/{}", names::full_name(&server, name)), desc, args));
             }
         }
@@ -181,7 +217,12 @@ impl Mcp {
 
     /// `/mcp__server__prompt args`: the prompt's messages as the text of the next turn.
     /// None when `command` names no prompt of a running server.
-    pub fn get_prompt(&self, command: &str, args: &str, cancel: &Cancel) -> Option<Result<String, String>> {
+    pub fn get_prompt(
+        &self,
+        command: &str,
+        args: &str,
+        cancel: &Cancel,
+    ) -> Option<Result<String, String>> {
         for (server, c) in self.offering("prompts") {
             let Ok(list) = list_all(&c, "prompts/list", "prompts", self.start_timeout) else {
                 continue;
@@ -201,12 +242,18 @@ impl Mcp {
                     a.iter()
                         .filter_map(|x| {
                             let n = x.get("name")?.as_str()?.to_string();
-                            Some((n, x.get("required").and_then(Value::as_bool).unwrap_or(false)))
+                            Some((
+                                n,
+                                x.get("required").and_then(Value::as_bool).unwrap_or(false),
+                            ))
                         })
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut given = args.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+            let mut given = args
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>();
             // The last argument takes the rest of the line.
             if given.len() > wanted.len() && !wanted.is_empty() {
                 let rest = given.split_off(wanted.len() - 1).join(" ");
@@ -225,7 +272,12 @@ impl Mcp {
                     None => {}
                 }
             }
-            let r = c.request("prompts/get", json!({"name": name, "arguments": map}), self.call_timeout, cancel);
+            let r = c.request(
+                "prompts/get",
+                json!({"name": name, "arguments": map}),
+                self.call_timeout,
+                cancel,
+            );
             return Some(match r {
                 Ok(v) => Ok(prompt_text(&v)),
                 Err(e) => Err(format!("{command}: {e}")),
@@ -239,7 +291,12 @@ impl Mcp {
 /// marked as such, embedded text resources inlined, other content named.
 fn prompt_text(v: &Value) -> String {
     let mut parts = Vec::new();
-    for m in v.get("messages").and_then(Value::as_array).into_iter().flatten() {
+    for m in v
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let content = m.get("content").cloned().unwrap_or(Value::Null);
         let text = super::result::convert(&json!({"content": [content]})).text;
         match m.get("role").and_then(Value::as_str) {

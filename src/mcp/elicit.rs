@@ -75,15 +75,27 @@ impl Elicit {
         if !self.interactive.load(Ordering::SeqCst) {
             if std::env::var(DEFAULTS_ENV).is_ok_and(|v| v == "defaults") {
                 if let Some(content) = form::defaults(&fields) {
-                    note(server, message, &format!("accepted with the schema's defaults ({DEFAULTS_ENV}=defaults)"));
+                    note(
+                        server,
+                        message,
+                        &format!("accepted with the schema's defaults ({DEFAULTS_ENV}=defaults)"),
+                    );
                     return Ok(json!({"action": "accept", "content": content}));
                 }
             }
-            note(server, message, "this run cannot ask (headless), so the request was cancelled");
+            note(
+                server,
+                message,
+                "this run cannot ask (headless), so the request was cancelled",
+            );
             return Ok(json!({"action": "cancel"}));
         }
         if self.waiting.load(Ordering::SeqCst) == 0 {
-            note(server, message, "no tool call of it is running, so the request was cancelled");
+            note(
+                server,
+                message,
+                "no tool call of it is running, so the request was cancelled",
+            );
             return Ok(json!({"action": "cancel"}));
         }
         let (tx, rx) = mpsc::channel();

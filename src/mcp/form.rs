@@ -40,7 +40,10 @@ fn choices(s: &Value) -> Vec<String> {
         )
     };
     if let Some(e) = s.get("enum").and_then(Value::as_array) {
-        return e.iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
+        return e
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
     }
     consts("oneOf")
         .or_else(|| consts("anyOf"))
@@ -65,7 +68,9 @@ pub fn fields(schema: &Value) -> Result<Vec<Field>, String> {
     for (name, s) in props {
         let kind = s.get("type").and_then(Value::as_str).unwrap_or("string");
         if !matches!(kind, "string" | "number" | "integer" | "boolean" | "array") {
-            return Err(format!("field {name:?} has type {kind:?}, not a primitive one"));
+            return Err(format!(
+                "field {name:?} has type {kind:?}, not a primitive one"
+            ));
         }
         let f = Field {
             name: name.clone(),
@@ -129,7 +134,10 @@ pub fn check(f: &Field, v: &Value) -> Result<(), String> {
         }
         ("boolean", Value::Bool(_)) => Ok(()),
         ("array", Value::Array(a)) => {
-            match a.iter().find(|x| !x.as_str().is_some_and(|s| f.choices.iter().any(|c| c == s))) {
+            match a
+                .iter()
+                .find(|x| !x.as_str().is_some_and(|s| f.choices.iter().any(|c| c == s)))
+            {
                 Some(_) => Err(format!("some of: {}", f.choices.join(", "))),
                 None => Ok(()),
             }
@@ -150,7 +158,9 @@ pub fn parse(f: &Field, text: &str) -> Result<Value, String> {
         "integer" => json!(t.parse::<i64>().map_err(|_| "a whole number".to_string())?),
         "number" => {
             let x: f64 = t.parse().map_err(|_| "a number".to_string())?;
-            serde_json::Number::from_f64(x).map(Value::Number).ok_or("a finite number")?
+            serde_json::Number::from_f64(x)
+                .map(Value::Number)
+                .ok_or("a finite number")?
         }
         "array" => Value::Array(
             t.split(',')
@@ -196,7 +206,12 @@ pub fn ask(server: &str, params: &Value, ask: &dyn Fn(&str) -> Option<String>) -
         } else if !f.required {
             hint = format!("{hint}; optional, Enter to leave out");
         }
-        let q = format!("  {} — {} ({})\n", shown(&f.name), shown(&f.title), shown(&hint));
+        let q = format!(
+            "  {} — {} ({})\n",
+            shown(&f.name),
+            shown(&f.title),
+            shown(&hint)
+        );
         let mut retry = String::new();
         for tries in 1..=3 {
             let Some(line) = ask(&format!("{retry}{q}")) else {
@@ -258,14 +273,17 @@ mod tests {
             defaults(&f).unwrap(),
             json!({"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": true})
         );
-        let req = fields(&json!({"properties": {"x": {"type": "string"}}, "required": ["x"]})).unwrap();
+        let req =
+            fields(&json!({"properties": {"x": {"type": "string"}}, "required": ["x"]})).unwrap();
         assert!(defaults(&req).is_none());
         assert!(fields(&json!({"properties": {"o": {"type": "object"}}})).is_err());
     }
 
     #[test]
     fn answers_are_checked_and_enter_takes_the_default() {
-        let answers = RefCell::new(vec!["y", "", "abc", "41", "", "maybe", "inactive", "no", "", "y"]);
+        let answers = RefCell::new(vec![
+            "y", "", "abc", "41", "", "maybe", "inactive", "no", "", "y",
+        ]);
         let shown_texts = RefCell::new(String::new());
         let ask = |t: &str| {
             shown_texts.borrow_mut().push_str(t);

@@ -147,7 +147,11 @@ impl HttpClient {
         }
         let _ = self
             .link
-            .request("DELETE", Duration::from_secs(2), "application/json, text/event-stream")
+            .request(
+                "DELETE",
+                Duration::from_secs(2),
+                "application/json, text/event-stream",
+            )
             .call();
         lock(&self.link.session).take();
     }

@@ -75,7 +75,12 @@ impl Link {
 
     /// POST one message. For a request (`id`), its answer is routed to the waiting caller
     /// (Err: why it cannot come; the caller's own deadline bounds the wait either way).
-    pub fn post(self: &Arc<Self>, msg: &Value, id: Option<u64>, timeout: Duration) -> Result<(), RpcError> {
+    pub fn post(
+        self: &Arc<Self>,
+        msg: &Value,
+        id: Option<u64>,
+        timeout: Duration,
+    ) -> Result<(), RpcError> {
         let deadline = Instant::now() + timeout;
         let resp = self
             .request("POST", timeout, "application/json, text/event-stream")
@@ -84,7 +89,9 @@ impl Link {
         let resp = match resp {
             Ok(r) => r,
             Err(ureq::Error::Status(404, _)) if lock(&self.session).is_some() => {
-                return Err(RpcError::Dead("the server ended the session (HTTP 404)".into()))
+                return Err(RpcError::Dead(
+                    "the server ended the session (HTTP 404)".into(),
+                ))
             }
             Err(ureq::Error::Status(code, r)) => {
                 let body = r.into_string().unwrap_or_default();
@@ -126,7 +133,9 @@ impl Link {
                     .map_err(|e| RpcError::Dead(format!("the answer is not JSON: {e}")))?;
                 self.route_all(v);
                 match self.waiting(id) {
-                    true => Err(RpcError::Dead("the answer did not carry the response".into())),
+                    true => Err(RpcError::Dead(
+                        "the answer did not carry the response".into(),
+                    )),
                     false => Ok(()),
                 }
             }
@@ -170,7 +179,11 @@ impl Link {
 
     /// Read a stream's events until it ends (or, with `id`, until that call is answered or
     /// given up). A read error ends it like an end would: both are resumable.
-    fn read_events(self: &Arc<Self>, rd: &mut SseReader<impl std::io::BufRead>, id: Option<u64>) -> bool {
+    fn read_events(
+        self: &Arc<Self>,
+        rd: &mut SseReader<impl std::io::BufRead>,
+        id: Option<u64>,
+    ) -> bool {
         let mut any = false;
         loop {
             if id.is_some_and(|id| !self.waiting(id)) {
@@ -216,7 +229,9 @@ impl Link {
         let Some(_) = &last else {
             return Err(lost("gave no event ID to resume it from"));
         };
-        let mut wait = retry.map_or(DEFAULT_RETRY, Duration::from_millis).min(MAX_RETRY);
+        let mut wait = retry
+            .map_or(DEFAULT_RETRY, Duration::from_millis)
+            .min(MAX_RETRY);
         for _ in 0..MAX_RESUMES {
             let stop = || !self.waiting(id) || Instant::now() >= deadline;
             if !Self::pause(wait, &stop) {
@@ -241,7 +256,9 @@ impl Link {
                     }
                 }
                 Err(ureq::Error::Status(405, _)) => {
-                    return Err(lost("the server does not offer resuming it (GET: HTTP 405)"))
+                    return Err(lost(
+                        "the server does not offer resuming it (GET: HTTP 405)",
+                    ))
                 }
                 Err(ureq::Error::Status(404, _)) => {
                     return Err(lost("the session it belonged to is gone (GET: HTTP 404)"))

@@ -107,7 +107,11 @@ pub fn overlong_id(clip: &[u8]) -> Option<u64> {
         let t = t.strip_suffix('}')?;
         let i = t.rfind("\"id\"")?;
         number_after(&t[i + 4..]).filter(|_| {
-            t[i + 4..].trim_start_matches([' ', ':']).trim().chars().all(|c| c.is_ascii_digit())
+            t[i + 4..]
+                .trim_start_matches([' ', ':'])
+                .trim()
+                .chars()
+                .all(|c| c.is_ascii_digit())
         })
     })
 }
@@ -145,17 +149,32 @@ mod tests {
     fn the_id_of_an_overlong_response_is_found_at_either_end() {
         let big = "x".repeat(5000);
         for (line, want) in [
-            (format!("{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"{big}\"}}"), Some(7)),
-            (format!("{{\"result\":{{\"t\":\"{big}\"}},\"jsonrpc\":\"2.0\",\"id\":12}}"), Some(12)),
-            (format!("{{\"jsonrpc\":\"2.0\",\"method\":\"log\",\"params\":\"{big}\"}}"), None),
+            (
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"{big}\"}}"),
+                Some(7),
+            ),
+            (
+                format!("{{\"result\":{{\"t\":\"{big}\"}},\"jsonrpc\":\"2.0\",\"id\":12}}"),
+                Some(12),
+            ),
+            (
+                format!("{{\"jsonrpc\":\"2.0\",\"method\":\"log\",\"params\":\"{big}\"}}"),
+                None,
+            ),
         ] {
             let data = format!("{line}\nnext\n");
             let mut r = BufReader::with_capacity(100, data.as_bytes());
             let mut buf = Vec::new();
-            assert_eq!(read_line_capped(&mut r, &mut buf, 1000).unwrap(), Line::TooLong);
+            assert_eq!(
+                read_line_capped(&mut r, &mut buf, 1000).unwrap(),
+                Line::TooLong
+            );
             assert!(buf.len() <= 2 * CLIP + 1);
             assert_eq!(overlong_id(&buf), want, "{line:.80}");
-            assert_eq!(read_line_capped(&mut r, &mut buf, 1000).unwrap(), Line::Whole);
+            assert_eq!(
+                read_line_capped(&mut r, &mut buf, 1000).unwrap(),
+                Line::Whole
+            );
             assert_eq!(buf, b"next");
         }
     }

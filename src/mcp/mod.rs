@@ -6,6 +6,7 @@
 //! than the official `rmcp` SDK: rmcp is built on tokio, and the agent is threads and
 //! blocking I/O; a reader thread per server (or a worker per HTTP request) and a channel per
 //! request give the same protocol with no runtime.
+mod catalog;
 pub mod client;
 pub mod config;
 mod conn;
@@ -15,19 +16,18 @@ pub mod http;
 mod http_link;
 mod lines;
 mod names;
-mod catalog;
 pub mod result;
 mod serve;
 mod sse;
 mod stdio_read;
 
 use crate::util::cancel::Cancel;
-use client::{Client, RpcError, Spawn};
-use elicit::Elicit;
 use catalog::list_tools;
 pub use catalog::{LIST_RESOURCES, READ_RESOURCE};
+use client::{Client, RpcError, Spawn};
 use config::{ServerConfig, Transport};
 pub use conn::Conn;
+use elicit::Elicit;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -106,7 +106,13 @@ impl<R: BufRead> SseReader<R> {
         loop {
             match read_line_capped(&mut self.r, &mut self.line, MAX_LINE)? {
                 Line::End => return Ok(()),
-                Line::Whole if self.line.strip_suffix(b"\r").unwrap_or(&self.line).is_empty() => {
+                Line::Whole
+                    if self
+                        .line
+                        .strip_suffix(b"\r")
+                        .unwrap_or(&self.line)
+                        .is_empty() =>
+                {
                     return Ok(())
                 }
                 _ => {}
@@ -125,10 +131,7 @@ mod tests {
         let mut r = SseReader::new(&s[..]);
         // The priming event has an empty data line: dispatched as empty data.
         assert_eq!(r.next().unwrap(), Some(Item::Data(String::new())));
-        assert_eq!(
-            (r.last_id.as_deref(), r.retry),
-            (Some("e1"), Some(500))
-        );
+        assert_eq!((r.last_id.as_deref(), r.retry), (Some("e1"), Some(500)));
         assert_eq!(r.next().unwrap(), Some(Item::Data("{\"a\":\n1}".into())));
         assert_eq!(r.last_id.as_deref(), Some("e2"));
         assert_eq!(r.next().unwrap(), None);

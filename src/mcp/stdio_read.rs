@@ -53,7 +53,10 @@ pub(super) fn outcome(msg: &Value) -> Result<Value, RpcError> {
 /// an answer that was dropped); a request, a notification or a line that is not JSON
 /// (a server's log) fails nothing.
 pub(super) fn fail_too_large(pending: &Pending, clip: &[u8]) {
-    let clip = clip.strip_prefix(b"data:").unwrap_or(clip).trim_ascii_start();
+    let clip = clip
+        .strip_prefix(b"data:")
+        .unwrap_or(clip)
+        .trim_ascii_start();
     let mut p = lock(pending);
     match overlong_id(clip) {
         Some(id) => {

@@ -149,24 +149,9 @@ impl Gate {
     }
 
     /// Show `text` and wait for the next line the person submits (None: headless, or
-    /// interrupted). For other questions asked during a tool call, like an MCP server's
-    /// elicitation: the same channel a permission question uses.
+    /// interrupted): for other questions during a tool call (an MCP elicitation).
     pub fn ask_line(&self, print: &dyn Fn(&str), text: &str, cancel: &Cancel) -> Option<String> {
-        let slot = self.slot.as_ref()?;
-        print(text);
-        discard_typeahead();
-        let rx = slot.open();
-        loop {
-            if cancel.is_cancelled() {
-                slot.close();
-                return None;
-            }
-            match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(line) => return Some(line),
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
-            }
-        }
+        self.slot.as_ref()?.ask_line(print, text, cancel)
     }
 
     /// `/permissions`: the mode and the rules.
@@ -449,7 +434,7 @@ impl Gate {
 }
 
 /// Drop what was typed but not yet read on the terminal (the question was not on screen).
-fn discard_typeahead() {
+pub(super) fn discard_typeahead() {
     use std::io::IsTerminal;
     if std::io::stdin().is_terminal() {
         let _ = nix::sys::termios::tcflush(std::io::stdin(), nix::sys::termios::FlushArg::TCIFLUSH);

@@ -41,6 +41,30 @@ impl AskSlot {
         rx
     }
 
+    /// Show `text` and wait for the next line submitted (None: interrupted): the channel a
+    /// permission question uses, for other questions asked during a tool call.
+    pub fn ask_line(
+        &self,
+        print: &dyn Fn(&str),
+        text: &str,
+        cancel: &crate::util::cancel::Cancel,
+    ) -> Option<String> {
+        print(text);
+        super::gate::discard_typeahead();
+        let rx = self.open();
+        loop {
+            if cancel.is_cancelled() {
+                self.close();
+                return None;
+            }
+            match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+                Ok(line) => return Some(line),
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+
     pub(super) fn close(&self) {
         self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
     }

@@ -48,7 +48,11 @@ impl Server {
 }
 
 /// One scripted turn calling `calls` (name, id) of server `web` at `url`.
-fn run(url: &str, calls: &[(&str, &str)], envs: &[(&str, &str)]) -> (Env, std::process::Output, Vec<Value>) {
+fn run(
+    url: &str,
+    calls: &[(&str, &str)],
+    envs: &[(&str, &str)],
+) -> (Env, std::process::Output, Vec<Value>) {
     let env = Env::new();
     env.trust_project();
     std::fs::write(
@@ -60,7 +64,8 @@ fn run(url: &str, calls: &[(&str, &str)], envs: &[(&str, &str)]) -> (Env, std::p
         .iter()
         .map(|(n, id)| json!({"name": n, "id": id, "input": {}}))
         .collect();
-    let mock = Mock::start(&json!([{"tool_calls": calls}, {"text": "done", "repeat": true}]).to_string());
+    let mock =
+        Mock::start(&json!([{"tool_calls": calls}, {"text": "done", "repeat": true}]).to_string());
     let mut c = env.cmd();
     c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
         .args(["--session", "s", "go"])
@@ -73,35 +78,53 @@ fn run(url: &str, calls: &[(&str, &str)], envs: &[(&str, &str)]) -> (Env, std::p
 }
 
 fn text(evs: &[Value], id: &str) -> String {
-    result_of(evs, id)["content"].as_str().unwrap_or("").to_string()
+    result_of(evs, id)["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
 }
 
 #[test]
 fn an_elicitation_on_the_get_stream_is_answered_headless() {
     let srv = http_server();
-    let (_env, out, evs) = run(&srv.url, &[("mcp__web__ask", "a")], &[("MCP_TOOL_TIMEOUT", "20000")]);
+    let (_env, out, evs) = run(
+        &srv.url,
+        &[("mcp__web__ask", "a")],
+        &[("MCP_TOOL_TIMEOUT", "20000")],
+    );
     expect_code(&out, 0);
     // Before: the request sat on a GET stream nobody opened and the call hung to its timeout.
     assert_eq!(text(&evs, "a"), "got: {\"action\": \"cancel\"}");
     assert!(
-        stderr(&out).contains("MCP server web asked for input (\"Pick a colour\"); this run cannot ask (headless)"),
+        stderr(&out).contains(
+            "MCP server web asked for input (\"Pick a colour\"); this run cannot ask (headless)"
+        ),
         "{}",
         stderr(&out)
     );
     let log = srv.log();
     let init = log.iter().find(|e| e["method"] == "initialize").unwrap();
-    assert_eq!(init["body"]["params"]["capabilities"]["elicitation"], json!({"form": {}}));
+    assert_eq!(
+        init["body"]["params"]["capabilities"]["elicitation"],
+        json!({"form": {}})
+    );
     assert!(log.iter().any(|e| e["verb"] == "GET"));
     // Defaults on request (automation): accepted with the schema's defaults.
     let srv = http_server();
     let (_env, out, evs) = run(
         &srv.url,
         &[("mcp__web__ask", "a")],
-        &[("MCP_TOOL_TIMEOUT", "20000"), ("BASH_AGENT_MCP_ELICIT", "defaults")],
+        &[
+            ("MCP_TOOL_TIMEOUT", "20000"),
+            ("BASH_AGENT_MCP_ELICIT", "defaults"),
+        ],
     );
     expect_code(&out, 0);
     let got: Value = serde_json::from_str(text(&evs, "a").trim_start_matches("got: ")).unwrap();
-    assert_eq!(got, json!({"action": "accept", "content": {"colour": "blue", "count": 3}}));
+    assert_eq!(
+        got,
+        json!({"action": "accept", "content": {"colour": "blue", "count": 3}})
+    );
 }
 
 #[test]
@@ -120,14 +143,21 @@ fn a_closed_call_stream_is_resumed_with_last_event_id_after_retry() {
         .filter(|e| e["method"] == "tools/call" && e["body"]["params"]["name"] == "drop")
         .collect();
     assert_eq!(calls.len(), 1, "the request is never sent again: {log:?}");
-    assert!(log.iter().any(|e| e["verb"] == "GET" && e["last_event_id"] == "p1"), "{log:?}");
+    assert!(
+        log.iter()
+            .any(|e| e["verb"] == "GET" && e["last_event_id"] == "p1"),
+        "{log:?}"
+    );
     // Nothing to resume from: an error that says so, and the server is not restarted.
     let n = text(&evs, "n");
     assert!(
         n.contains("closed the call's stream before its answer") && !n.contains("died"),
         "{n}"
     );
-    assert_eq!(log.iter().filter(|e| e["method"] == "initialize").count(), 1);
+    assert_eq!(
+        log.iter().filter(|e| e["method"] == "initialize").count(),
+        1
+    );
 }
 
 #[test]
@@ -136,7 +166,11 @@ fn a_stream_that_never_ends_and_answers_over_the_cap_fail_in_bounded_time() {
     let t0 = Instant::now();
     let (_env, out, evs) = run(
         &srv.url,
-        &[("mcp__web__huge_json", "j"), ("mcp__web__huge_sse", "s"), ("mcp__web__forever", "f")],
+        &[
+            ("mcp__web__huge_json", "j"),
+            ("mcp__web__huge_sse", "s"),
+            ("mcp__web__forever", "f"),
+        ],
         &[("MCP_TOOL_TIMEOUT", "3000")],
     );
     expect_code(&out, 0);
@@ -144,7 +178,11 @@ fn a_stream_that_never_ends_and_answers_over_the_cap_fail_in_bounded_time() {
         let t = text(&evs, id);
         assert!(t.contains("larger than 16 MiB"), "{id}: {t}");
     }
-    assert!(text(&evs, "f").contains("timed out after 3 s"), "{}", text(&evs, "f"));
+    assert!(
+        text(&evs, "f").contains("timed out after 3 s"),
+        "{}",
+        text(&evs, "f")
+    );
     // The over-cap answers failed at once, not at the 3 s timeout each (the SSE one is
     // followed by 30 s of silence on its stream).
     assert!(t0.elapsed() < Duration::from_secs(25), "{:?}", t0.elapsed());
@@ -181,13 +219,20 @@ fn roots_and_resources() {
     let out = c.output().unwrap();
     expect_code(&out, 0);
     let evs = events(&env.session_dir("s").join("events.jsonl"));
-    assert!(text(&evs, "l").contains("\"uri\": \"mem://notes/a\""), "{}", text(&evs, "l"));
+    assert!(
+        text(&evs, "l").contains("\"uri\": \"mem://notes/a\""),
+        "{}",
+        text(&evs, "l")
+    );
     assert!(text(&evs, "l").contains("\"server\": \"web\""));
     assert_eq!(text(&evs, "rd"), "content of mem://notes/a");
 }
 
 fn url_of(p: &std::path::Path) -> String {
-    format!("file://{}", p.canonicalize().unwrap_or(p.to_path_buf()).display())
+    format!(
+        "file://{}",
+        p.canonicalize().unwrap_or(p.to_path_buf()).display()
+    )
 }
 
 #[test]
@@ -221,7 +266,10 @@ fn stdio_elicitation_and_an_answer_over_the_cap() {
     assert_eq!(text(&evs, "a"), "got: {\"action\": \"cancel\"}");
     // Before: the line was dropped and the call waited for its 60 s timeout.
     let h = text(&evs, "h");
-    assert!(h.contains("larger than 16 MiB") && !h.contains("timed out"), "{h}");
+    assert!(
+        h.contains("larger than 16 MiB") && !h.contains("timed out"),
+        "{h}"
+    );
     assert!(t0.elapsed() < Duration::from_secs(40), "{:?}", t0.elapsed());
     assert_eq!(text(&evs, "x"), "alpha says still here");
 }
