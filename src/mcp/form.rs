@@ -206,12 +206,11 @@ pub fn ask(server: &str, params: &Value, ask: &dyn Fn(&str) -> Option<String>) -
         } else if !f.required {
             hint = format!("{hint}; optional, Enter to leave out");
         }
-        let q = format!(
-            "  {} — {} ({})\n",
-            shown(&f.name),
-            shown(&f.title),
-            shown(&hint)
-        );
+        let title = match f.title.as_str() {
+            "" => String::new(),
+            t => format!(" — {}", shown(t)),
+        };
+        let q = format!("  {}{title} ({})\n", shown(&f.name), shown(&hint));
         let mut retry = String::new();
         for tries in 1..=3 {
             let Some(line) = ask(&format!("{retry}{q}")) else {

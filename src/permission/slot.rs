@@ -14,6 +14,9 @@ pub struct AskSlot {
     mode: Arc<AtomicU8>,
     /// The run started in bypass: Shift+Tab's cycle includes it.
     with_bypass: Arc<std::sync::atomic::AtomicBool>,
+    /// The waiting question takes any line, a blank one too (an MCP elicitation's field,
+    /// where Enter takes the default), not only a permission answer.
+    free: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl AskSlot {
@@ -35,7 +38,13 @@ impl AskSlot {
         }
     }
 
+    /// The waiting question takes any line (see `free`).
+    pub fn free_form(&self) -> bool {
+        self.free.load(Ordering::SeqCst)
+    }
+
     pub(super) fn open(&self) -> mpsc::Receiver<String> {
+        self.free.store(false, Ordering::SeqCst);
         let (tx, rx) = mpsc::channel();
         *self.tx.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
         rx
@@ -52,6 +61,7 @@ impl AskSlot {
         print(text);
         super::gate::discard_typeahead();
         let rx = self.open();
+        self.free.store(true, Ordering::SeqCst);
         loop {
             if cancel.is_cancelled() {
                 self.close();
