@@ -117,7 +117,7 @@ fn start_one(
     elicit: Arc<Elicit>,
 ) -> Result<(Conn, Vec<McpTool>), String> {
     let t0 = std::time::Instant::now();
-    let serve = serve::Serve::new(&cfg.name, elicit, cwd.to_path_buf());
+    let serve = serve::Serve::new(&cfg.name, elicit);
     let c = match &cfg.transport {
         Transport::Http {
             legacy_sse: true, ..

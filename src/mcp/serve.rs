@@ -1,10 +1,14 @@
 //! What a server may ask of the client and tell it, whichever transport brought it: `ping`
-//! answered, `roots/list` (the project folder), `elicitation/create` (elicit.rs), sampling
+//! answered, `roots/list` answered with no root, `elicitation/create` (elicit.rs), sampling
 //! and anything else refused as not supported; `list_changed` notifications noted so the
 //! next request lists again.
+//!
+//! Roots are not declared, and a server that asks anyway gets an empty list: a server
+//! that uses roots takes them *instead of* the folders in its own arguments
+//! (server-filesystem does), so offering the project folder would silently widen a server
+//! the user limited to `data/` to the whole project.
 use super::elicit::Elicit;
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -15,24 +19,21 @@ pub struct Serve {
     pub resources_changed: AtomicBool,
     pub prompts_changed: AtomicBool,
     pub elicit: Arc<Elicit>,
-    /// The one root offered (`roots/list`): the project folder.
-    pub root: PathBuf,
 }
 
 /// The capabilities this client declares in `initialize`: what `request` answers.
 pub fn capabilities() -> Value {
-    json!({"roots": {"listChanged": false}, "elicitation": {"form": {}}})
+    json!({"elicitation": {"form": {}}})
 }
 
 impl Serve {
-    pub fn new(server: &str, elicit: Arc<Elicit>, root: PathBuf) -> Arc<Serve> {
+    pub fn new(server: &str, elicit: Arc<Elicit>) -> Arc<Serve> {
         Arc::new(Serve {
             server: server.to_string(),
             tools_changed: AtomicBool::new(false),
             resources_changed: AtomicBool::new(false),
             prompts_changed: AtomicBool::new(false),
             elicit,
-            root,
         })
     }
 
@@ -52,17 +53,7 @@ impl Serve {
     pub fn answer(&self, id: &Value, method: &str, params: &Value) -> Value {
         let r = match method {
             "ping" => Ok(json!({})),
-            "roots/list" => {
-                let uri = url::Url::from_file_path(&self.root)
-                    .map(|u| u.to_string())
-                    .unwrap_or_default();
-                let name = self
-                    .root
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                Ok(json!({"roots": [{"uri": uri, "name": name}]}))
-            }
+            "roots/list" => Ok(json!({"roots": []})),
             "elicitation/create" => self
                 .elicit
                 .answer(&self.server, params)

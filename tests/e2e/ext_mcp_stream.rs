@@ -192,11 +192,19 @@ fn a_stream_that_never_ends_and_answers_over_the_cap_fail_in_bounded_time() {
 fn roots_and_resources() {
     let srv = http_server();
     let env_calls = [("mcp__web__roots", "r")];
-    let (env, out, evs) = run(&srv.url, &env_calls, &[]);
+    let (_env, out, evs) = run(&srv.url, &env_calls, &[]);
     expect_code(&out, 0);
-    let roots = text(&evs, "r");
-    let want = url_of(&env.cwd);
-    assert!(roots.contains(&want), "{roots} / {want}");
+    // No root is offered (a server using roots would take the project folder instead of
+    // the folders its arguments limit it to), and roots are not declared.
+    assert_eq!(text(&evs, "r"), "roots: {\"roots\": []}");
+    let init = srv
+        .log()
+        .into_iter()
+        .find(|e| e["method"] == "initialize")
+        .unwrap();
+    assert!(init["body"]["params"]["capabilities"]
+        .get("roots")
+        .is_none());
     // The resource tools, offered because the server declares resources.
     let env = Env::new();
     env.trust_project();
@@ -226,13 +234,6 @@ fn roots_and_resources() {
     );
     assert!(text(&evs, "l").contains("\"server\": \"web\""));
     assert_eq!(text(&evs, "rd"), "content of mem://notes/a");
-}
-
-fn url_of(p: &std::path::Path) -> String {
-    format!(
-        "file://{}",
-        p.canonicalize().unwrap_or(p.to_path_buf()).display()
-    )
 }
 
 #[test]
