@@ -221,6 +221,27 @@ pub fn mcp_prompt(ctx: &AgentCtx, command: &str, args: &str) -> Option<Result<St
     m.get_prompt(command, args, &ctx.cancel)
 }
 
+/// `/help`'s lines for the MCP prompts of the servers already running ("" for none; a
+/// `/help` does not start servers).
+pub fn mcp_prompts_help(ctx: &AgentCtx) -> String {
+    let Some(m) = &ctx.ext.mcp else {
+        return String::new();
+    };
+    let lines: Vec<String> = m
+        .prompts()
+        .into_iter()
+        .map(|(cmd, desc, args)| {
+            let args: String = args.iter().map(|a| format!(" <{a}>")).collect();
+            format!("  {cmd}{args}  {desc}")
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let text = format!("\nMCP prompts:\n{}\n", lines.join("\n"));
+    crate::mcp::shown(&text)
+}
+
 /// Under `--vision on`, a result's images are stored as the session's next `images/N.<ext>`
 /// and named in an `<attached-images>` block, the shape the user's own images take, so
 /// `provider::image` sends them as image blocks inside the tool result (and a resumed

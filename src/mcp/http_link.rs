@@ -274,8 +274,8 @@ impl Link {
 
     /// The session's standalone GET stream, on a thread of its own, for what the server
     /// sends outside a call (an elicitation, a ping, `list_changed`). A server that offers
-    /// none (HTTP 405) is left alone; a stream that ends is reopened with `Last-Event-ID`
-    /// after `retry`, up to five failures in a row.
+    /// none (HTTP 405, or any other refusal) is left alone; a stream that ends is reopened
+    /// with `Last-Event-ID` after `retry`, up to five failures in a row.
     pub fn listen(self: Arc<Self>) {
         std::thread::spawn(move || {
             let mut last: Option<String> = None;
@@ -298,7 +298,9 @@ impl Link {
                             wait = Duration::from_millis(r).min(MAX_RETRY);
                         }
                     }
-                    Err(ureq::Error::Status(405, _)) | Ok(_) => return,
+                    // 405 is the spec's "no stream here"; any other refusal will not change
+                    // by asking again (404: no such session, 409: one is open already).
+                    Err(ureq::Error::Status(..)) | Ok(_) => return,
                     Err(_) => failures += 1,
                 }
                 if !Self::pause(wait, &stop) {

@@ -95,6 +95,7 @@ fn env_ms(name: &str) -> Option<Duration> {
         .map(Duration::from_millis)
 }
 
+pub use form::shown;
 pub use names::full_name;
 
 /// True for a name in the MCP tool namespace, or one of the two resource tools.

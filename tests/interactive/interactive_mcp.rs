@@ -68,6 +68,16 @@ fn an_mcp_prompt_is_a_slash_command_and_an_elicitation_is_asked() {
         diag,
     );
     wait_until_or("the prompt", 30, || t.idle_prompt(w), diag);
+    // /help lists the running servers' prompts.
+    t.type_text(w, "/help");
+    t.keys(w, &["Enter"]);
+    wait_until_or(
+        "the prompts in /help",
+        30,
+        || t.screen(w).contains("/mcp__web__greet <who>"),
+        diag,
+    );
+    wait_until_or("the prompt", 30, || t.idle_prompt(w), diag);
     t.type_text(w, "pick a colour");
     t.keys(w, &["Enter"]);
     wait_until_or(

@@ -201,9 +201,12 @@ fn custom_command(ctx: &AgentCtx, word: &str, arg: &str, line: &str) -> Option<A
     })
 }
 
-/// `/help`: the built-in table, then this project's custom commands.
+/// `/help`: the built-in table, then this project's custom commands and the prompts of
+/// the MCP servers running now.
 fn help(ctx: &AgentCtx) -> String {
-    table::help() + &crate::agent::custom::help_text(&ctx.cwd)
+    table::help()
+        + &crate::agent::custom::help_text(&ctx.cwd)
+        + &crate::agent::extensions::mcp_prompts_help(ctx)
 }
 
 /// `/bashes` (`/ps`): the background tasks and sub-agents still running, numbered for
