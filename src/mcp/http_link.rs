@@ -157,12 +157,9 @@ impl Link {
         let method = m.get("method").and_then(Value::as_str).map(str::to_string);
         match (method, m.get("id").cloned()) {
             (Some(meth), Some(rid)) => {
-                // Answered on a thread of its own: an elicitation may wait for a person while
-                // this stream goes on.
                 let link = self.clone();
                 let params = m.get("params").cloned().unwrap_or(Value::Null);
-                std::thread::spawn(move || {
-                    let answer = link.serve.answer(&rid, &meth, &params);
+                self.serve.spawn_answer(rid, meth, params, move |answer| {
                     let _ = link.post(&answer, None, Duration::from_secs(30));
                 });
             }

@@ -9,7 +9,7 @@
 //! the user limited to `data/` to the whole project.
 use super::elicit::Elicit;
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// The client's side of one server connection.
@@ -19,7 +19,13 @@ pub struct Serve {
     pub resources_changed: AtomicBool,
     pub prompts_changed: AtomicBool,
     pub elicit: Arc<Elicit>,
+    /// Server requests being answered now, each on a thread (bounded: a server cannot make
+    /// the agent start threads without end).
+    inflight: AtomicUsize,
 }
+
+/// The most server requests answered at once per server; more are refused at once.
+const MAX_INFLIGHT: usize = 8;
 
 /// The capabilities this client declares in `initialize`: what `request` answers.
 pub fn capabilities() -> Value {
@@ -34,6 +40,7 @@ impl Serve {
             resources_changed: AtomicBool::new(false),
             prompts_changed: AtomicBool::new(false),
             elicit,
+            inflight: AtomicUsize::new(0),
         })
     }
 
@@ -46,6 +53,30 @@ impl Serve {
             _ => return,
         };
         flag.store(true, Ordering::SeqCst);
+    }
+
+    /// Answer a server request on a thread of its own (an elicitation may wait for a
+    /// person while the stream goes on), sending the answer with `send`; past
+    /// [`MAX_INFLIGHT`] at once, refused on the spot.
+    pub fn spawn_answer(
+        self: &Arc<Self>,
+        id: Value,
+        method: String,
+        params: Value,
+        send: impl FnOnce(Value) + Send + 'static,
+    ) {
+        if self.inflight.fetch_add(1, Ordering::SeqCst) >= MAX_INFLIGHT {
+            self.inflight.fetch_sub(1, Ordering::SeqCst);
+            send(json!({"jsonrpc": "2.0", "id": id,
+                        "error": {"code": -32000, "message": "too many requests at once"}}));
+            return;
+        }
+        let me = self.clone();
+        std::thread::spawn(move || {
+            let answer = me.answer(&id, &method, &params);
+            me.inflight.fetch_sub(1, Ordering::SeqCst);
+            send(answer);
+        });
     }
 
     /// The whole JSON-RPC answer to a server request (may block while a person answers an

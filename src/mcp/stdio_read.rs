@@ -99,11 +99,9 @@ pub(super) fn read_stdout(
         let method = msg.get("method").and_then(Value::as_str);
         match (method, msg.get("id")) {
             (Some(m), Some(id)) => {
-                let (serve, reply) = (serve.clone(), reply.clone());
-                let (m, id) = (m.to_string(), id.clone());
+                let reply = reply.clone();
                 let params = msg.get("params").cloned().unwrap_or(Value::Null);
-                std::thread::spawn(move || {
-                    let answer = serve.answer(&id, &m, &params);
+                serve.spawn_answer(id.clone(), m.to_string(), params, move |answer| {
                     if let Some(w) = lock(&reply).as_mut() {
                         let _ = w.write_all(format!("{answer}\n").as_bytes());
                         let _ = w.flush();
