@@ -221,6 +221,17 @@ pub fn mcp_prompt(ctx: &AgentCtx, command: &str, args: &str) -> Option<Result<St
     m.get_prompt(command, args, &ctx.cancel)
 }
 
+/// `@server:uri`: Some(the resource's text, or why not) when `server` is a running MCP
+/// server that offers resources (their start is awaited first).
+pub fn mcp_resource(ctx: &AgentCtx, server: &str, uri: &str) -> Option<Result<String, String>> {
+    let m = ctx.ext.mcp.as_ref()?;
+    for w in m.wait_ready() {
+        ctx.out.warn(&w);
+    }
+    m.offers_resources(server)
+        .then(|| m.read_resource(server, uri))
+}
+
 /// `/help`'s lines for the MCP prompts of the servers already running ("" for none; a
 /// `/help` does not start servers).
 pub fn mcp_prompts_help(ctx: &AgentCtx) -> String {

@@ -118,6 +118,16 @@ impl Mcp {
         !self.offering("resources").is_empty()
     }
 
+    /// Is `server` running and offering resources?
+    pub fn offers_resources(&self, server: &str) -> bool {
+        self.offering("resources").iter().any(|(n, _)| n == server)
+    }
+
+    /// The text of one resource (`@server:uri`).
+    pub fn read_resource(&self, server: &str, uri: &str) -> Result<String, String> {
+        self.resource_tool(READ_RESOURCE, &json!({"server": server, "uri": uri}))
+    }
+
     /// `ListMcpResourcesTool` / `ReadMcpResourceTool`: the result text, Err the error.
     pub(super) fn resource_tool(&self, name: &str, input: &Value) -> Result<String, String> {
         let arg = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or("");

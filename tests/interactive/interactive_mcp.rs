@@ -1,7 +1,8 @@
 //! An MCP server's prompt and elicitation in a real terminal (tmux), against
 //! tests/fixtures/mcp/http_server.py: `/mcp__web__greet Marie` becomes the turn's message,
 //! and a tool whose server asks for input (on its standalone GET stream) shows the question
-//! with its fields; the answers, checked against the schema, reach the server.
+//! with its fields; the answers, checked against the schema, reach the server;
+//! `@web:mem://notes/a` attaches that resource.
 use crate::support::tmux::{have_tmux, Run, Tmux};
 use crate::support::*;
 use serde_json::json;
@@ -37,6 +38,7 @@ fn an_mcp_prompt_is_a_slash_command_and_an_elicitation_is_asked() {
             {"when": "Say hello to Marie in French", "text": "Bonjour Marie !"},
             {"when": "got: ", "text": "Colour noted."},
             {"when": "pick a colour", "tool_calls": [{"name": "mcp__web__ask", "id": "k", "input": {}}]},
+            {"when": "summarise", "text": "Summary done."},
             {"text": "Done.", "repeat": true}
         ])
         .to_string(),
