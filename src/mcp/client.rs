@@ -209,7 +209,7 @@ impl Client {
             lock(&self.pending).remove(&id);
             return Err(e);
         }
-        let deadline = Instant::now() + timeout;
+        let mut deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || cancel.is_cancelled() {
@@ -231,7 +231,12 @@ impl Client {
                 Ok(Ok(v)) => return Ok(v),
                 Ok(Err(RpcError::Dead(_))) => return Err(RpcError::Dead(self.death())),
                 Ok(Err(e)) => return Err(e),
-                Err(RecvTimeoutError::Timeout) => idle(),
+                Err(RecvTimeoutError::Timeout) => {
+                    // Time a person spends answering the server's question is not the call's.
+                    let t = Instant::now();
+                    idle();
+                    deadline += t.elapsed();
+                }
                 Err(RecvTimeoutError::Disconnected) => return Err(RpcError::Dead(self.death())),
             }
         }

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
-/// How long a queued question waits for the agent's thread to take it (it is taken within
-/// 50 ms while a call waits; a person then has as long as they need).
+/// How often a queued question checks that a call is still there to take it (one is taken
+/// within 50 ms while a call waits; a person then has as long as they need).
 const TAKE_WITHIN: Duration = Duration::from_secs(2);
 
 /// The environment variable that lets a headless run accept schema defaults.
@@ -104,15 +104,16 @@ impl Elicit {
             params: params.clone(),
             reply: tx,
         });
-        // Taken soon by the waiting call, then answered when the person has answered; a
-        // call that ended first drops the sender (cancelled below).
-        match rx.recv_timeout(TAKE_WITHIN) {
-            Ok(v) => Ok(v),
-            Err(mpsc::RecvTimeoutError::Timeout) => match rx.recv() {
-                Ok(v) => Ok(v),
-                Err(_) => Ok(json!({"action": "cancel"})),
-            },
-            Err(mpsc::RecvTimeoutError::Disconnected) => Ok(json!({"action": "cancel"})),
+        // Taken within 50 ms by a waiting call, then answered when the person has answered.
+        // Queued just as the last call ended, nobody will take it: cancelled.
+        loop {
+            match rx.recv_timeout(TAKE_WITHIN) {
+                Ok(v) => return Ok(v),
+                Err(mpsc::RecvTimeoutError::Timeout) => self.drop_queued(),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Ok(json!({"action": "cancel"}))
+                }
+            }
         }
     }
 

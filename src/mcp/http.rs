@@ -111,7 +111,7 @@ impl HttpClient {
                 }
             }
         });
-        let deadline = Instant::now() + timeout;
+        let mut deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || cancel.is_cancelled() {
@@ -131,7 +131,12 @@ impl HttpClient {
             }
             match rx.recv_timeout(left.min(Duration::from_millis(50))) {
                 Ok(r) => return r,
-                Err(RecvTimeoutError::Timeout) => idle(),
+                Err(RecvTimeoutError::Timeout) => {
+                    // Time a person spends answering the server's question is not the call's.
+                    let t = Instant::now();
+                    idle();
+                    deadline += t.elapsed();
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(RpcError::Dead("the request's worker ended".into()))
                 }

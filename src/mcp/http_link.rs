@@ -232,7 +232,10 @@ impl Link {
         for _ in 0..MAX_RESUMES {
             let stop = || !self.waiting(id) || Instant::now() >= deadline;
             if !Self::pause(wait, &stop) {
-                return Ok(());
+                return match self.waiting(id) {
+                    true => Err(lost("its time ran out before it could be resumed")),
+                    false => Ok(()),
+                };
             }
             let left = deadline.saturating_duration_since(Instant::now());
             let mut req = self.request("GET", left, "text/event-stream");
