@@ -42,8 +42,14 @@ impl Extensions {
         for w in hw {
             warn(&w);
         }
+        let mcp = Mcp::from_config(&ctx.cwd, ctx.cfg.tool_timeout).map(Arc::new);
+        if let Some(m) = &mcp {
+            // A server's questions reach a person only on a terminal, never in a sub-agent.
+            m.elicit
+                .set_interactive(ctx.permission.interactive() && ctx.depth == 0);
+        }
         Extensions {
-            mcp: Mcp::from_config(&ctx.cwd, ctx.cfg.tool_timeout).map(Arc::new),
+            mcp,
             hooks,
             pending_context: Mutex::new(Vec::new()),
             halt: Mutex::new(None),
@@ -188,7 +194,9 @@ pub fn mcp_call(ctx: &AgentCtx, name: &str, input: &Value) -> Option<(ToolOutput
             None,
         ));
     };
-    Some(match m.call(name, input, &ctx.cancel) {
+    let print = |t: &str| ctx.out.print(t);
+    let ask = |t: &str| ctx.permission.ask_line(&print, t, &ctx.cancel);
+    Some(match m.call(name, input, &ctx.cancel, &ask) {
         Ok(c) => {
             let mut text = c.output.text;
             if ctx.cfg.vision {
@@ -201,6 +209,48 @@ pub fn mcp_call(ctx: &AgentCtx, name: &str, input: &Value) -> Option<(ToolOutput
         }
         Err(e) => (ToolOutput::error(&e, max), None),
     })
+}
+
+/// `/mcp__server__prompt args`: Some(the prompt's text, or why not) when a running
+/// server has that prompt (the servers' start is awaited first).
+pub fn mcp_prompt(ctx: &AgentCtx, command: &str, args: &str) -> Option<Result<String, String>> {
+    let m = ctx.ext.mcp.as_ref()?;
+    for w in m.wait_ready() {
+        ctx.out.warn(&w);
+    }
+    m.get_prompt(command, args, &ctx.cancel)
+}
+
+/// `@server:uri`: Some(the resource's text, or why not) when `server` is a running MCP
+/// server that offers resources (their start is awaited first).
+pub fn mcp_resource(ctx: &AgentCtx, server: &str, uri: &str) -> Option<Result<String, String>> {
+    let m = ctx.ext.mcp.as_ref()?;
+    for w in m.wait_ready() {
+        ctx.out.warn(&w);
+    }
+    m.offers_resources(server)
+        .then(|| m.read_resource(server, uri))
+}
+
+/// `/help`'s lines for the MCP prompts of the servers already running ("" for none; a
+/// `/help` does not start servers).
+pub fn mcp_prompts_help(ctx: &AgentCtx) -> String {
+    let Some(m) = &ctx.ext.mcp else {
+        return String::new();
+    };
+    let lines: Vec<String> = m
+        .prompts()
+        .into_iter()
+        .map(|(cmd, desc, args)| {
+            let args: String = args.iter().map(|a| format!(" <{a}>")).collect();
+            format!("  {cmd}{args}  {desc}")
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let text = format!("\nMCP prompts:\n{}\n", lines.join("\n"));
+    crate::mcp::shown(&text)
 }
 
 /// Under `--vision on`, a result's images are stored as the session's next `images/N.<ext>`

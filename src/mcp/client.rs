@@ -2,11 +2,12 @@
 //! one message per line. A reader thread routes responses to the waiting caller, answers the
 //! server's `ping`, and notes `notifications/tools/list_changed`; callers block on a channel
 //! with a timeout and a cancel flag, so the agent loop stays synchronous.
-use super::lines::{read_line_capped, Line, MAX_LINE};
+use super::serve::Serve;
+use super::stdio_read::read_stdout;
 use crate::util::cancel::Cancel;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::{BufReader, Read, Write};
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Protocol versions this client speaks, newest first (the first is what it asks for).
-pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Why a request failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +29,11 @@ pub enum RpcError {
     Cancelled,
     /// The process exited or closed its stdout; the text says how (and its last stderr).
     Dead(String),
+    /// The answer is larger than the transport's cap (lines::MAX_LINE): not taken in.
+    TooLarge,
+    /// The server closed the call's stream before its answer and resuming it failed; the
+    /// server may still be fine (not a reason to restart it), the call's outcome is unknown.
+    Lost(String),
 }
 
 impl std::fmt::Display for RpcError {
@@ -36,12 +42,17 @@ impl std::fmt::Display for RpcError {
             RpcError::Server { code, message } => write!(f, "{message} (code {code})"),
             RpcError::Timeout => write!(f, "timed out"),
             RpcError::Cancelled => write!(f, "interrupted"),
-            RpcError::Dead(m) => write!(f, "{m}"),
+            RpcError::Dead(m) | RpcError::Lost(m) => write!(f, "{m}"),
+            RpcError::TooLarge => write!(
+                f,
+                "the server's answer is larger than {} MiB, the most taken in; it was dropped",
+                super::lines::MAX_LINE >> 20
+            ),
         }
     }
 }
 
-type Pending = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
+pub(super) type Pending = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
 
 /// A running server connection.
 pub struct Client {
@@ -53,8 +64,8 @@ pub struct Client {
     next_id: AtomicU64,
     pending: Pending,
     dead: Arc<AtomicBool>,
-    /// Set by `notifications/tools/list_changed`; the manager lists again before the next request.
-    pub tools_changed: Arc<AtomicBool>,
+    /// Server requests and notifications (list_changed flags, elicitation).
+    pub serve: Arc<Serve>,
     stderr_tail: Arc<Mutex<String>>,
     /// What `initialize` returned (protocol version, capabilities, server info).
     pub init: Value,
@@ -78,7 +89,12 @@ pub struct Spawn<'a> {
 
 impl Client {
     /// Start the process and run the `initialize` handshake within `timeout`.
-    pub fn start(sp: &Spawn, timeout: Duration, cancel: &Cancel) -> Result<Client, String> {
+    pub fn start(
+        sp: &Spawn,
+        serve: Arc<Serve>,
+        timeout: Duration,
+        cancel: &Cancel,
+    ) -> Result<Client, String> {
         let mut cmd = Command::new(sp.command);
         cmd.args(sp.args)
             .env_clear()
@@ -108,7 +124,6 @@ impl Client {
         };
         let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
         let dead = Arc::new(AtomicBool::new(false));
-        let tools_changed = Arc::new(AtomicBool::new(false));
         let stderr_tail = Arc::new(Mutex::new(String::new()));
         let stdin = Arc::new(Mutex::new(Some(stdin)));
         let mut c = Client {
@@ -118,28 +133,21 @@ impl Client {
             next_id: AtomicU64::new(1),
             pending: pending.clone(),
             dead: dead.clone(),
-            tools_changed: tools_changed.clone(),
+            serve: serve.clone(),
             stderr_tail: stderr_tail.clone(),
             init: Value::Null,
         };
         {
             let tail = stderr_tail.clone();
-            std::thread::spawn(move || read_stderr(stderr, tail));
+            std::thread::spawn(move || super::stdio_read::read_stderr(stderr, tail));
         }
         {
             let reply = c.stdin.clone();
             let pending = pending.clone();
             let dead = dead.clone();
-            let changed = tools_changed.clone();
-            let tail = stderr_tail.clone();
-            std::thread::spawn(move || read_stdout(stdout, pending, dead, changed, reply, tail));
+            std::thread::spawn(move || read_stdout(stdout, pending, dead, serve, reply));
         }
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSIONS[0],
-            "capabilities": {},
-            "clientInfo": {"name": "bash-agent", "version": env!("CARGO_PKG_VERSION")},
-        });
-        let answer = c.request("initialize", params, timeout, cancel);
+        let answer = c.request("initialize", init_params(), timeout, cancel);
         c.init = initialized(answer, timeout, &c.stderr_note())?;
         c.notify("notifications/initialized", json!({}));
         Ok(c)
@@ -177,6 +185,19 @@ impl Client {
         timeout: Duration,
         cancel: &Cancel,
     ) -> Result<Value, RpcError> {
+        self.request_with(method, params, timeout, cancel, &|| {})
+    }
+
+    /// [`request`](Self::request), calling `idle` every 50 ms while it waits (the caller
+    /// asks a server's questions on its own thread meanwhile).
+    pub fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+        idle: &dyn Fn(),
+    ) -> Result<Value, RpcError> {
         if self.is_dead() {
             return Err(RpcError::Dead(self.death()));
         }
@@ -188,7 +209,7 @@ impl Client {
             lock(&self.pending).remove(&id);
             return Err(e);
         }
-        let deadline = Instant::now() + timeout;
+        let mut deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || cancel.is_cancelled() {
@@ -210,7 +231,12 @@ impl Client {
                 Ok(Ok(v)) => return Ok(v),
                 Ok(Err(RpcError::Dead(_))) => return Err(RpcError::Dead(self.death())),
                 Ok(Err(e)) => return Err(e),
-                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Timeout) => {
+                    // Time a person spends answering the server's question is not the call's.
+                    let t = Instant::now();
+                    idle();
+                    deadline += t.elapsed();
+                }
                 Err(RecvTimeoutError::Disconnected) => return Err(RpcError::Dead(self.death())),
             }
         }
@@ -301,92 +327,14 @@ fn last_chars(s: &str, n: usize) -> String {
     s.chars().skip(count.saturating_sub(n)).collect()
 }
 
-fn read_stderr(mut r: impl Read, tail: Arc<Mutex<String>>) {
-    let mut buf = [0u8; 4096];
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let mut t = lock(&tail);
-                t.push_str(&String::from_utf8_lossy(&buf[..n]));
-                if t.len() > 8192 {
-                    let cut = crate::tools::truncate::ceil_boundary(&t, t.len() - 4096);
-                    t.drain(..cut);
-                }
-            }
-        }
-    }
-}
-
-fn read_stdout(
-    r: impl Read,
-    pending: Pending,
-    dead: Arc<AtomicBool>,
-    changed: Arc<AtomicBool>,
-    reply: Arc<Mutex<Option<ChildStdin>>>,
-    _tail: Arc<Mutex<String>>,
-) {
-    let mut reader = BufReader::new(r);
-    let mut line = Vec::new();
-    loop {
-        match read_line_capped(&mut reader, &mut line, MAX_LINE) {
-            Ok(Line::End) | Err(_) => break,
-            Ok(Line::TooLong) => {
-                line.shrink_to(1 << 16);
-                continue;
-            }
-            Ok(Line::Whole) => {}
-        }
-        // Not JSON-RPC (servers sometimes log to stdout), or not UTF-8: skipped alike.
-        let Ok(msg) = serde_json::from_slice::<Value>(line.trim_ascii()) else {
-            continue;
-        };
-        let method = msg.get("method").and_then(Value::as_str);
-        let id = msg.get("id").cloned();
-        match (method, id) {
-            (Some(m), Some(id)) => {
-                // A request from the server: answer ping, refuse the rest (no capabilities).
-                let answer = if m == "ping" {
-                    json!({"jsonrpc": "2.0", "id": id, "result": {}})
-                } else {
-                    json!({"jsonrpc": "2.0", "id": id,
-                           "error": {"code": -32601, "message": format!("method not supported: {m}")}})
-                };
-                if let Some(w) = lock(&reply).as_mut() {
-                    let _ = w.write_all(format!("{answer}\n").as_bytes());
-                    let _ = w.flush();
-                }
-            }
-            (Some(m), None) => {
-                if m == "notifications/tools/list_changed" {
-                    changed.store(true, Ordering::SeqCst);
-                }
-            }
-            (None, Some(id)) => {
-                let Some(n) = id.as_u64() else { continue };
-                let Some(tx) = lock(&pending).remove(&n) else {
-                    continue;
-                };
-                let res = match msg.get("error") {
-                    Some(e) => Err(RpcError::Server {
-                        code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                        message: e
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or("error")
-                            .to_string(),
-                    }),
-                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-                };
-                let _ = tx.send(res);
-            }
-            (None, None) => {}
-        }
-    }
-    dead.store(true, Ordering::SeqCst);
-    for (_, tx) in lock(&pending).drain() {
-        let _ = tx.send(Err(RpcError::Dead(String::new())));
-    }
+/// The `initialize` request's parameters: the newest version, the capabilities
+/// serve.rs answers for, and who this client is.
+pub(super) fn init_params() -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSIONS[0],
+        "capabilities": super::serve::capabilities(),
+        "clientInfo": {"name": "bash-agent", "version": env!("CARGO_PKG_VERSION")},
+    })
 }
 
 /// The server's `initialize` answer checked, for either transport: an answer in time and a

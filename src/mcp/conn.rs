@@ -2,6 +2,7 @@
 //! needs, whichever transport carries them.
 use super::client::{Client, RpcError};
 use super::http;
+use super::serve::Serve;
 use crate::util::cancel::Cancel;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -20,19 +21,44 @@ impl Conn {
         timeout: Duration,
         cancel: &Cancel,
     ) -> Result<Value, RpcError> {
+        self.request_with(method, params, timeout, cancel, &|| {})
+    }
+
+    /// A request during which `idle` runs every 50 ms on the caller's thread.
+    pub fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+        idle: &dyn Fn(),
+    ) -> Result<Value, RpcError> {
         match self {
-            Conn::Stdio(c) => c.request(method, params, timeout, cancel),
-            Conn::Http(c) => c.request(method, params, timeout, cancel),
+            Conn::Stdio(c) => c.request_with(method, params, timeout, cancel, idle),
+            Conn::Http(c) => c.request_with(method, params, timeout, cancel, idle),
+        }
+    }
+
+    pub fn serve(&self) -> &Serve {
+        match self {
+            Conn::Stdio(c) => &c.serve,
+            Conn::Http(c) => c.serve(),
+        }
+    }
+
+    /// What `initialize` returned.
+    pub fn init(&self) -> &Value {
+        match self {
+            Conn::Stdio(c) => &c.init,
+            Conn::Http(c) => &c.init,
         }
     }
 
     /// True once after `notifications/tools/list_changed` (the flag is taken).
     pub fn tools_changed(&self) -> bool {
-        let flag = match self {
-            Conn::Stdio(c) => &c.tools_changed,
-            Conn::Http(c) => &c.tools_changed,
-        };
-        flag.swap(false, std::sync::atomic::Ordering::SeqCst)
+        self.serve()
+            .tools_changed
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn ping(&self, timeout: Duration) -> bool {

@@ -6,18 +6,28 @@
 //! than the official `rmcp` SDK: rmcp is built on tokio, and the agent is threads and
 //! blocking I/O; a reader thread per server (or a worker per HTTP request) and a channel per
 //! request give the same protocol with no runtime.
+mod catalog;
 pub mod client;
 pub mod config;
 mod conn;
+pub mod elicit;
+mod form;
 pub mod http;
+mod http_link;
 mod lines;
 mod names;
 pub mod result;
+mod serve;
+mod sse;
+mod stdio_read;
 
 use crate::util::cancel::Cancel;
+use catalog::list_tools;
+pub use catalog::{LIST_RESOURCES, READ_RESOURCE};
 use client::{Client, RpcError, Spawn};
 use config::{ServerConfig, Transport};
 pub use conn::Conn;
+use elicit::Elicit;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -64,6 +74,8 @@ pub struct Mcp {
     state: Mutex<State>,
     servers: Mutex<Vec<Server>>,
     warnings: Mutex<Vec<String>>,
+    /// The servers' questions to the person (elicitation), shared by every connection.
+    pub elicit: Arc<Elicit>,
 }
 
 /// The result of calling an MCP tool.
@@ -83,70 +95,12 @@ fn env_ms(name: &str) -> Option<Duration> {
         .map(Duration::from_millis)
 }
 
+pub use form::shown;
 pub use names::full_name;
 
-/// True for a name in the MCP tool namespace.
+/// True for a name in the MCP tool namespace, or one of the two resource tools.
 pub fn is_mcp_name(name: &str) -> bool {
-    name.starts_with("mcp__")
-}
-
-fn list_tools(c: &Conn, server: &str, timeout: Duration) -> Result<Vec<McpTool>, String> {
-    let cancel = Cancel::new();
-    let mut out = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..100 {
-        let params = match &cursor {
-            Some(c) => json!({ "cursor": c }),
-            None => json!({}),
-        };
-        let page = c
-            .request("tools/list", params, timeout, &cancel)
-            .map_err(|e| format!("tools/list failed: {e}"))?;
-        for t in page
-            .get("tools")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(name) = t.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let schema = t
-                .get("inputSchema")
-                .filter(|s| s.is_object())
-                .cloned()
-                .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
-            out.push(McpTool {
-                full_name: String::new(),
-                server: server.to_string(),
-                name: name.to_string(),
-                description: t
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                input_schema: schema,
-            });
-        }
-        cursor = page
-            .get("nextCursor")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string);
-        if cursor.is_none() {
-            break;
-        }
-    }
-    let raw: Vec<&str> = out.iter().map(|t| t.name.as_str()).collect();
-    let unique = names::unique(server, &raw);
-    let mut tools = Vec::with_capacity(out.len());
-    for (mut t, n) in out.into_iter().zip(unique) {
-        if let Some(n) = n {
-            t.full_name = n;
-            tools.push(t);
-        }
-    }
-    Ok(tools)
+    name.starts_with("mcp__") || name == LIST_RESOURCES || name == READ_RESOURCE
 }
 
 /// Is the server named in the user's own `mcp_unsandboxed` list? Read from the user's
@@ -161,8 +115,10 @@ fn start_one(
     cfg: &ServerConfig,
     cwd: &Path,
     timeout: Duration,
+    elicit: Arc<Elicit>,
 ) -> Result<(Conn, Vec<McpTool>), String> {
     let t0 = std::time::Instant::now();
+    let serve = serve::Serve::new(&cfg.name, elicit);
     let c = match &cfg.transport {
         Transport::Http {
             legacy_sse: true, ..
@@ -172,7 +128,7 @@ fn start_one(
             )
         }
         Transport::Http { url, headers, .. } => {
-            Conn::Http(http::HttpClient::start(url, headers, timeout, &Cancel::new())?)
+            Conn::Http(http::HttpClient::start(url, headers, serve, timeout, &Cancel::new())?)
         }
         Transport::Stdio {
             command,
@@ -192,7 +148,7 @@ fn start_one(
                 cwd: own_cwd.as_deref().unwrap_or(cwd),
                 sandbox: (!unsandboxed(&cfg.name)).then_some(cwd),
             };
-            Conn::Stdio(Client::start(&sp, timeout, &Cancel::new())?)
+            Conn::Stdio(Client::start(&sp, serve, timeout, &Cancel::new())?)
         }
     };
     let left = timeout
@@ -222,6 +178,7 @@ impl Mcp {
             state: Mutex::new(State::Idle),
             servers: Mutex::new(Vec::new()),
             warnings: Mutex::new(warnings),
+            elicit: Arc::new(Elicit::default()),
         })
     }
 
@@ -238,9 +195,10 @@ impl Mcp {
                 let c = cfg.clone();
                 let cwd = self.cwd.clone();
                 let t = self.start_timeout;
+                let e = self.elicit.clone();
                 (
                     cfg.clone(),
-                    std::thread::spawn(move || start_one(&c, &cwd, t)),
+                    std::thread::spawn(move || start_one(&c, &cwd, t, e)),
                 )
             })
             .collect();
@@ -313,12 +271,34 @@ impl Mcp {
             m.insert("input_schema".into(), t.input_schema);
             arr.push(Value::Object(m));
         }
+        if self.has_resources() {
+            arr.extend(catalog::resource_tools());
+        }
         serde_json::to_string(&arr).unwrap_or_else(|_| base.to_string())
     }
 
     /// Call `mcp__<server>__<tool>`. Err is the error text of the tool result. A server
-    /// that died is restarted once per run (the call that saw it die fails).
-    pub fn call(&self, full: &str, input: &Value, cancel: &Cancel) -> Result<Called, String> {
+    /// that died is restarted once per run (the call that saw it die fails). `ask` shows a
+    /// text to the person and returns the line typed: a server's elicitation during the
+    /// call is asked through it (elicit.rs), on this thread.
+    pub fn call(
+        &self,
+        full: &str,
+        input: &Value,
+        cancel: &Cancel,
+        ask: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Called, String> {
+        if full == LIST_RESOURCES || full == READ_RESOURCE {
+            let text = self.resource_tool(full, input)?;
+            return Ok(Called {
+                output: result::CallOutput {
+                    is_error: false,
+                    text,
+                    structured: None,
+                    images: Vec::new(),
+                },
+            });
+        }
         let found = {
             let servers = lock(&self.servers);
             servers.iter().enumerate().find_map(|(i, s)| {
@@ -340,10 +320,18 @@ impl Mcp {
             json!({})
         };
         let params = json!({"name": tool, "arguments": args});
-        match client.request("tools/call", params, self.call_timeout, cancel) {
+        self.elicit.enter();
+        let answer = client.request_with("tools/call", params, self.call_timeout, cancel, &|| {
+            self.elicit.serve(ask)
+        });
+        self.elicit.leave();
+        self.elicit.drop_queued();
+        match answer {
             Ok(v) => Ok(Called {
                 output: result::convert(&v),
             }),
+            Err(RpcError::TooLarge) => Err(format!("MCP tool {full}: {}", RpcError::TooLarge)),
+            Err(e @ RpcError::Lost(_)) => Err(format!("MCP tool {full}: {e}")),
             Err(RpcError::Dead(how)) => {
                 let note = self.restart(idx);
                 Err(format!(
@@ -375,7 +363,7 @@ impl Mcp {
             s.restarted = true;
             s.cfg.clone()
         };
-        match start_one(&cfg, &self.cwd, self.start_timeout) {
+        match start_one(&cfg, &self.cwd, self.start_timeout, self.elicit.clone()) {
             Ok((c, tools)) => {
                 let mut servers = lock(&self.servers);
                 if let Some(s) = servers.get_mut(idx) {
@@ -417,7 +405,7 @@ impl Drop for Mcp {
 /// Start one server, ping it, list its tools and end it (`bash-agent mcp get`).
 pub fn probe(cfg: &ServerConfig, cwd: &Path) -> Result<Vec<McpTool>, String> {
     let timeout = env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT);
-    let (c, tools) = start_one(cfg, cwd, timeout)?;
+    let (c, tools) = start_one(cfg, cwd, timeout, Arc::new(Elicit::default()))?;
     if !c.ping(timeout) {
         return Err("the server does not answer ping".into());
     }

@@ -148,6 +148,12 @@ impl Gate {
         self.slot.is_some()
     }
 
+    /// Show `text` and wait for the next line the person submits (None: headless, or
+    /// interrupted): for other questions during a tool call (an MCP elicitation).
+    pub fn ask_line(&self, print: &dyn Fn(&str), text: &str, cancel: &Cancel) -> Option<String> {
+        self.slot.as_ref()?.ask_line(print, text, cancel)
+    }
+
     /// `/permissions`: the mode and the rules.
     pub fn describe(&self) -> String {
         let mode = self.mode();
@@ -425,7 +431,7 @@ impl Gate {
 }
 
 /// Drop what was typed but not yet read on the terminal (the question was not on screen).
-fn discard_typeahead() {
+pub(super) fn discard_typeahead() {
     use std::io::IsTerminal;
     if std::io::stdin().is_terminal() {
         let _ = nix::sys::termios::tcflush(std::io::stdin(), nix::sys::termios::FlushArg::TCIFLUSH);

@@ -132,6 +132,9 @@ fn read_only(tool: &str) -> bool {
             | "Skill"
             | "PlanConfirm"
             | "PlanClear"
+            // MCP resources: listed and read, never changed.
+            | "ListMcpResourcesTool"
+            | "ReadMcpResourceTool"
             // The agent's own background work: reading it, or stopping what it started.
             | "BashOutput"
             | "KillShell"

@@ -14,6 +14,9 @@ pub struct AskSlot {
     mode: Arc<AtomicU8>,
     /// The run started in bypass: Shift+Tab's cycle includes it.
     with_bypass: Arc<std::sync::atomic::AtomicBool>,
+    /// The waiting question takes any line, a blank one too (an MCP elicitation's field,
+    /// where Enter takes the default), not only a permission answer.
+    free: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl AskSlot {
@@ -35,10 +38,41 @@ impl AskSlot {
         }
     }
 
+    /// The waiting question takes any line (see `free`).
+    pub fn free_form(&self) -> bool {
+        self.free.load(Ordering::SeqCst)
+    }
+
     pub(super) fn open(&self) -> mpsc::Receiver<String> {
+        self.free.store(false, Ordering::SeqCst);
         let (tx, rx) = mpsc::channel();
         *self.tx.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
         rx
+    }
+
+    /// Show `text` and wait for the next line submitted (None: interrupted): the channel a
+    /// permission question uses, for other questions asked during a tool call.
+    pub fn ask_line(
+        &self,
+        print: &dyn Fn(&str),
+        text: &str,
+        cancel: &crate::util::cancel::Cancel,
+    ) -> Option<String> {
+        print(text);
+        super::gate::discard_typeahead();
+        let rx = self.open();
+        self.free.store(true, Ordering::SeqCst);
+        loop {
+            if cancel.is_cancelled() {
+                self.close();
+                return None;
+            }
+            match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+                Ok(line) => return Some(line),
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
+        }
     }
 
     pub(super) fn close(&self) {

@@ -237,6 +237,10 @@ fn editor_loop(
                 // A waiting permission question takes an answer (a blank line keeps it
                 // waiting). Other text was typed ahead for the agent: it is queued as the
                 // next input, never taken as a refusal with that text as the reason.
+                if hooks.ask.pending() && hooks.ask.free_form() {
+                    hooks.ask.answer(&line);
+                    continue;
+                }
                 if hooks.ask.pending() && !line.trim().is_empty() {
                     if crate::permission::is_answer(&line) {
                         hooks.ask.answer(&line);

@@ -430,7 +430,7 @@ fn mcp_subcommands_add_list_get_and_remove() {
     let o = env.run(&["mcp", "get", "fake"]);
     expect_code(&o, 0);
     assert!(
-        stdout(&o).contains("status: connected, 7 tool(s)"),
+        stdout(&o).contains("status: connected, 9 tool(s)"),
         "{}",
         stdout(&o)
     );

@@ -19,6 +19,7 @@ mod export_e2e;
 mod ext_hooks_scripts;
 mod ext_mcp_hooks;
 mod ext_mcp_protocol;
+mod ext_mcp_stream;
 mod features_e2e;
 mod features_search;
 mod features_sessions;

@@ -54,10 +54,48 @@ pub fn expand(ctx: &AgentCtx, line: &str) -> String {
         rest = &rest[end..];
         match target(ctx, word) {
             Some((shown, path)) => out.push_str(&attach_one(ctx, word, &shown, &path)),
-            None => out.push_str(word),
+            None => {
+                mcp_resource(ctx, word);
+                out.push_str(word)
+            }
         }
     }
     out
+}
+
+/// `@server:uri` (an MCP resource, as Claude Code mentions them): its text attached like a
+/// file's, when `server` is a running server that offers resources; any other word is left.
+fn mcp_resource(ctx: &AgentCtx, word: &str) {
+    let Some((server, uri)) = word.strip_prefix('@').and_then(|w| w.split_once(':')) else {
+        return;
+    };
+    let Some(read) = crate::agent::extensions::mcp_resource(ctx, server, uri) else {
+        return;
+    };
+    let shown = crate::mcp::shown(&format!("{server}:{uri}"));
+    match read {
+        Ok(text) => {
+            let mut text = crate::sandbox::env::redact(&text).into_owned();
+            let total = text.len();
+            if total > MAX_FILE {
+                let cut = crate::tools::truncate::ceil_boundary(&text, MAX_FILE);
+                text.truncate(cut);
+                text.push_str("\n[… cut here; read the rest with ReadMcpResourceTool …]");
+            }
+            ctx.slash.add_pending(format!(
+                "<attached-resource uri=\"{}\" server=\"{}\">\n{}\n</attached-resource>",
+                uri.replace('"', "%22"),
+                server.replace('"', "%22"),
+                text.trim_end_matches('\n')
+            ));
+            ctx.out
+                .print(&format!("Attached {shown} ({total} bytes)\n"));
+        }
+        Err(e) => ctx.out.print(&format!(
+            "Not attached {shown}: {}\n",
+            crate::mcp::shown(&e)
+        )),
+    }
 }
 
 /// Whether `path` holds an image of a kind sent natively (PNG, JPEG, GIF, WebP).

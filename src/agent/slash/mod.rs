@@ -176,6 +176,18 @@ fn custom_command(ctx: &AgentCtx, word: &str, arg: &str, line: &str) -> Option<A
     if table::canonical(word).is_some() {
         return None;
     }
+    if word.starts_with("/mcp__") {
+        return crate::agent::extensions::mcp_prompt(ctx, word, arg).map(|r| match r {
+            Ok(text) => {
+                *lock(&ctx.slash.body) = Some(text);
+                Action::Turn(line.to_string())
+            }
+            Err(e) => {
+                ctx.out.error(&format!("Error: {e}\n"));
+                Action::Refused
+            }
+        });
+    }
     let c = crate::agent::custom::find(&ctx.cwd, word)?;
     Some(match crate::agent::custom::prepare(ctx, &c, arg) {
         Ok(text) => {
@@ -189,9 +201,12 @@ fn custom_command(ctx: &AgentCtx, word: &str, arg: &str, line: &str) -> Option<A
     })
 }
 
-/// `/help`: the built-in table, then this project's custom commands.
+/// `/help`: the built-in table, then this project's custom commands and the prompts of
+/// the MCP servers running now.
 fn help(ctx: &AgentCtx) -> String {
-    table::help() + &crate::agent::custom::help_text(&ctx.cwd)
+    table::help()
+        + &crate::agent::custom::help_text(&ctx.cwd)
+        + &crate::agent::extensions::mcp_prompts_help(ctx)
 }
 
 /// `/bashes` (`/ps`): the background tasks and sub-agents still running, numbered for
