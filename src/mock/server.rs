@@ -303,7 +303,11 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     }
     if let Some(status) = step.status {
         let msg = step.message.as_deref().unwrap_or("mock fault");
-        return simple(out, status, &wire.error_body(status, msg), step.retry_after);
+        let body = wire.error_body(status, msg);
+        return match &step.location {
+            Some(to) => redirect(out, status, &body, to),
+            None => simple(out, status, &body, step.retry_after),
+        };
     }
     if st.strict && wire != Wire::Anthropic && step.usage.is_none() {
         prefix_usage(st, wire, &body_text, &mut step);
@@ -368,6 +372,17 @@ fn prefix_usage(st: &State, wire: Wire, body: &str, step: &mut super::script::St
     });
     // DeepSeek's cache fields are its chat API's.
     step.deepseek_usage = deepseek && wire == Wire::OpenAi;
+}
+
+/// A 3xx answer with a `Location` header (and a JSON body, as a gateway might send).
+fn redirect(out: &mut TcpStream, status: u16, body: &str, to: &str) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status} Found\r\nLocation: {to}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    out.write_all(head.as_bytes())?;
+    out.write_all(body.as_bytes())?;
+    out.flush()
 }
 
 fn simple(

@@ -7,6 +7,7 @@
 mod support;
 
 mod answer_ends;
+mod edges_net;
 mod ends;
 mod faults_disk;
 mod faults_fifo;

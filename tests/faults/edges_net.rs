@@ -1,0 +1,53 @@
+//! Hostile network edges (issue 42): a model API that redirects, a base URL carrying a
+//! password, `api.openai.com.` with its trailing dot. Through the real binary and the
+//! scripted mock.
+use crate::support::*;
+use std::process::Stdio;
+
+fn run(env: &Env, provider: &str, base: &str) -> (i32, String) {
+    let out = env
+        .cmd()
+        .args(["--provider", provider, "--base-url", base])
+        .args(["--api-key", "sk-ant-PLANTED-KEY-42", "hello"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or(-1), err)
+}
+
+/// A 302 to another origin is an error (exit 1): nothing reaches the other host, least of
+/// all the key, and no answer is stored as the model's.
+#[test]
+fn a_redirecting_model_api_is_an_error_and_the_key_stays_home() {
+    for provider in ["claude", "openai", "responses"] {
+        let other = Mock::start(r#"[{"text":"ANSWER FROM ELSEWHERE","repeat":true}]"#);
+        let script = format!(
+            r#"[{{"status":302,"location":"{}/v1/messages","repeat":true}}]"#,
+            other.url
+        );
+        let api = Mock::start(&script);
+        let env = Env::new();
+        let (code, err) = run(&env, provider, &api.base(provider));
+        assert_eq!(code, 1, "{provider}: {err}");
+        assert!(err.contains("redirects to"), "{provider}: {err}");
+        assert!(
+            other.requests().is_empty(),
+            "{provider}: followed the redirect"
+        );
+        assert_eq!(api.requests().len(), 1, "{provider}: a 3xx is not retried");
+        let evs = std::fs::read_to_string(
+            std::fs::read_dir(env.project_dir())
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap()
+                .path()
+                .join("events.jsonl"),
+        )
+        .unwrap();
+        assert!(!evs.contains("ANSWER FROM ELSEWHERE"), "{evs}");
+        assert!(evs.contains("redirects to"), "{evs}");
+    }
+}
