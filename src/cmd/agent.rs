@@ -236,7 +236,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
             session.dir.display(),
             cfg.provider.kind.name(),
             cfg.provider.model,
-            cfg.provider.base_url
+            crate::util::net::redact_userinfo(&cfg.provider.base_url)
         ));
     }
     let recovered = opened.recovered.clone();

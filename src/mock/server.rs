@@ -113,6 +113,8 @@ impl Drop for Server {
 
 struct HttpRequest {
     path: String,
+    /// The request-target as sent (origin or absolute form), recorded as `target`.
+    target: String,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
@@ -161,6 +163,7 @@ fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<HttpRequ
     let mut parts = line.split_whitespace();
     let _method = parts.next().unwrap_or("");
     let mut path = parts.next().unwrap_or("/").to_string();
+    let target = path.clone();
     // The absolute form (`POST https://host/path`, what a client sends through a proxy)
     // means the same as the origin form, as for any HTTP/1.1 server.
     if let Some(rest) = path
@@ -187,6 +190,7 @@ fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<HttpRequ
     }
     let mut req = HttpRequest {
         path,
+        target,
         headers,
         body: Vec::new(),
     };
@@ -248,6 +252,7 @@ fn record(st: &State, req: &HttpRequest) {
         o.insert("auth_tail".into(), Value::String(tail.to_string()));
     }
     o.insert("path".into(), Value::String(req.path.clone()));
+    o.insert("target".into(), Value::String(req.target.clone()));
     o.insert("headers".into(), Value::Object(headers));
     o.insert("body".into(), body);
     let mut line = Value::Object(o).to_string();

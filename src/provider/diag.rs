@@ -148,6 +148,12 @@ fn line_of(len: usize, head: &str) -> String {
     format!("[verbose] Request body ({}KB): {head}...", len / 1024)
 }
 
+/// A message for the user (stderr, events.jsonl) with neither the key nor the base URL's
+/// password (`https://user:pass@host`) in it.
+pub(crate) fn scrub(msg: &str, cfg: &super::ProviderConfig) -> String {
+    crate::util::net::hide_password(&redact(msg, &cfg.api_key), &cfg.base_url)
+}
+
 /// A provider's error text never repeats the API key (some proxies echo it back).
 pub(crate) fn redact(msg: &str, key: &str) -> String {
     if key.len() >= 8 && msg.contains(key) {

@@ -227,6 +227,14 @@ pub(crate) fn spawn_worker(
                         });
                         return;
                     }
+                    if crate::util::tunnel::is_refusal(&t) {
+                        let _ = tx.send(Msg::Transport {
+                            msg: t.to_string(),
+                            retryable: false,
+                            refused: false,
+                        });
+                        return;
+                    }
                     let refused = is_refused(&t);
                     let retryable = !refused
                         && matches!(

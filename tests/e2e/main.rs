@@ -5,6 +5,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod edges_net_hosts;
+
 mod background_tools;
 mod cli_extras;
 mod cli_launch;

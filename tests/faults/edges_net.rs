@@ -51,3 +51,48 @@ fn a_redirecting_model_api_is_an_error_and_the_key_stays_home() {
         assert!(evs.contains("redirects to"), "{evs}");
     }
 }
+
+/// The whole events.jsonl text of the one session in `env`.
+fn events_text(env: &Env) -> String {
+    let mut all = String::new();
+    for d in std::fs::read_dir(env.project_dir()).unwrap().flatten() {
+        all.push_str(&std::fs::read_to_string(d.path().join("events.jsonl")).unwrap_or_default());
+    }
+    all
+}
+
+/// A base URL with a password: neither stderr nor events.jsonl shows it, whether the
+/// server answers an error or nothing listens.
+#[test]
+fn a_base_url_password_is_never_shown() {
+    let api = Mock::start(r#"[{"status":401,"message":"bad key","repeat":true}]"#);
+    let port = api.url.rsplit(':').next().unwrap().to_string();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_port = closed.local_addr().unwrap().port();
+    drop(closed);
+    for (base, what) in [
+        (
+            format!("http://me:hunter2-SECRET@127.0.0.1:{port}/v1"),
+            "401",
+        ),
+        (
+            format!("http://me:hunter2-SECRET@127.0.0.1:{closed_port}/v1"),
+            "refused",
+        ),
+    ] {
+        let env = Env::new();
+        let (code, err) = run(&env, "claude", &base);
+        assert_eq!(code, 1, "{what}: {err}");
+        assert!(err.contains("me:***@127.0.0.1"), "{what}: {err}");
+        assert!(!err.contains("hunter2"), "{what}: {err}");
+        let evs = events_text(&env);
+        assert!(evs.contains("me:***@127.0.0.1"), "{what}: {evs}");
+        assert!(!evs.contains("hunter2"), "{what}: {evs}");
+        let show = env
+            .cmd()
+            .args(["--base-url", &base, "config"])
+            .output()
+            .unwrap();
+        assert!(!stdout(&show).contains("hunter2"), "{}", stdout(&show));
+    }
+}

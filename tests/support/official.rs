@@ -24,6 +24,8 @@
 //! for r in off.mock.requests() { /* r["headers"]["host"], r["path"], r["auth_tail"] */ }
 //! assert_eq!(off.connects(), vec!["api.openai.com:443"]);
 //! ```
+//! Every request inside a tunnel must use the origin form as its target (checked when the
+//! harness is dropped, [`Official::assert_origin_form`]).
 //! A name the agent must never reach (any other host) is refused by the proxy and shows in
 //! [`Official::connects`].
 use super::Mock;
@@ -98,8 +100,26 @@ impl Official {
     }
 }
 
+impl Official {
+    /// Every request that came through a tunnel used the origin form (`/path?query`) as
+    /// its target, as a client talking to the origin does (RFC 9112 §3.2.1; ureq 2 sent
+    /// the absolute URL, issue 42). Checked by every test of this harness when it ends.
+    pub fn assert_origin_form(&self) {
+        for r in self.mock.requests() {
+            let t = r["target"].as_str().unwrap_or("");
+            assert!(
+                t.starts_with('/'),
+                "request target not in origin form: {t:?}"
+            );
+        }
+    }
+}
+
 impl Drop for Official {
     fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.assert_origin_form();
+        }
         self.stop.store(true, Ordering::SeqCst);
         let _ = TcpStream::connect(("127.0.0.1", self.port));
     }
@@ -164,6 +184,7 @@ fn tunnel(
     }
     connects.lock().unwrap().push(target.to_string());
     let host = target.rsplit_once(':').map_or(target, |(h, _)| h);
+    let host = host.trim_end_matches('.'); // a fully qualified name is the same host
     if !HOSTS.contains(&host) {
         // Never anywhere else: the test sees the attempt in `connects`.
         let _ = conn.write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
