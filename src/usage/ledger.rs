@@ -31,19 +31,21 @@ pub struct LedgerEntry {
 impl LedgerEntry {
     /// The line (without newline), keys in this fixed order.
     pub fn to_line(&self) -> String {
+        // Never a negative number for a count past i64 (counts are clamped when read).
+        let c = |n: u64| n.min(crate::session::stats::MAX_COUNT) as i64;
         let o = Obj::new()
             .str("time", &self.time)
             .str("provider", &self.provider)
             .str("model", &self.model)
             .str("kind", &self.kind)
-            .num("input_tokens", self.input as i64)
-            .num("output_tokens", self.output as i64)
-            .num("cache_read_input_tokens", self.cache_read as i64)
-            .num("cache_creation_input_tokens", self.cache_creation as i64)
-            .num("elapsed_ms", self.elapsed_ms as i64)
-            .num("first_token_ms", self.first_token_ms as i64)
-            .num("tok_per_sec", self.tok_per_sec as i64)
-            .num("retries", self.retries as i64);
+            .num("input_tokens", c(self.input))
+            .num("output_tokens", c(self.output))
+            .num("cache_read_input_tokens", c(self.cache_read))
+            .num("cache_creation_input_tokens", c(self.cache_creation))
+            .num("elapsed_ms", c(self.elapsed_ms))
+            .num("first_token_ms", c(self.first_token_ms))
+            .num("tok_per_sec", c(self.tok_per_sec))
+            .num("retries", c(self.retries));
         let o = if self.estimated {
             o.bool("estimated", true)
         } else {
@@ -60,7 +62,7 @@ impl LedgerEntry {
         let n = |k: &str| -> Option<u64> {
             match o.get(k) {
                 None | Some(Value::Null) => Some(0),
-                Some(x) => x.as_u64().or_else(|| x.as_f64().map(|f| f.max(0.0) as u64)),
+                Some(x) => crate::session::stats::call_count(x),
             }
         };
         let time = s("time");

@@ -8,6 +8,7 @@ mod support;
 
 mod answer_ends;
 mod edges_net;
+mod edges_turns;
 mod ends;
 mod faults_disk;
 mod faults_fifo;
