@@ -107,14 +107,19 @@ pub fn try_record(session: &Session, e: &LedgerEntry) -> std::io::Result<()> {
     crate::util::fsx::append_line(&session.usage_ledger(), &e.to_line())
 }
 
-/// Read a ledger: the entries and the number of corrupt lines skipped.
+/// Read a ledger: the entries and the number of corrupt lines skipped. A last line without
+/// its newline that does not parse is a write still going on or cut by a kill (the next
+/// run of the session sets it aside, `session/torn.rs`): skipped, not counted as corrupt.
 pub fn read(path: &std::path::Path) -> (Vec<LedgerEntry>, usize) {
     let text = crate::util::fsx::read_lossy(path);
     let mut out = Vec::new();
     let mut bad = 0;
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+    let whole = text.ends_with('\n');
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty()).peekable();
+    while let Some(line) = lines.next() {
         match LedgerEntry::parse(line) {
             Some(e) => out.push(e),
+            None if lines.peek().is_none() && !whole => {}
             None => bad += 1,
         }
     }
@@ -202,6 +207,19 @@ mod tests {
             LedgerEntry::parse(r#"{"model":"x","input_tokens":"lots"}"#),
             None
         );
+    }
+
+    #[test]
+    fn a_torn_last_line_is_skipped_not_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("usage.jsonl");
+        let line = r#"{"time":"2026-12-01T04:07:38Z","provider":"claude","model":"m","kind":"agent","input_tokens":1,"output_tokens":2}"#;
+        std::fs::write(&p, format!("{line}\n{}", &line[..40])).unwrap();
+        let (v, bad) = read(&p);
+        assert_eq!((v.len(), bad), (1, 0));
+        // Torn in the middle (a newline glued after it): corrupt.
+        std::fs::write(&p, format!("{}\n{line}\n", &line[..40])).unwrap();
+        assert_eq!(read(&p).1, 1);
     }
 
     #[test]

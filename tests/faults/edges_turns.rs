@@ -105,3 +105,46 @@ fn absurd_usage_counts_are_clamped_one_way_everywhere() {
         stdout(&o)
     );
 }
+
+/// A ledger line cut by kill -9 (simulated: half a line, no newline, at the end of
+/// usage.jsonl): `usage` reads the whole lines and says nothing of corruption; the next run
+/// sets the torn tail aside and appends its own line on a clean line.
+#[test]
+fn a_torn_ledger_tail_keeps_usage_working() {
+    let mock = Mock::start(r#"[{"text":"ok","usage":{"input":100,"output":7},"repeat":true}]"#);
+    let env = Env::new();
+    let o = env.agent(&mock.base("claude"), "claude", &["--session", "t", "one"]);
+    expect_code(&o, 0);
+    let ledger = env.session_dir("t").join("usage.jsonl");
+    let whole = std::fs::read_to_string(&ledger).unwrap();
+    let torn = &whole[..whole.len() / 2];
+    std::fs::write(&ledger, format!("{whole}{torn}")).unwrap();
+    let o = env.run(&["usage", "--session", "t", "--json"]);
+    expect_code(&o, 0);
+    assert!(!stderr(&o).contains("corrupt"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("\"input_tokens\":100"),
+        "{}",
+        stdout(&o)
+    );
+    let o = env.agent(&mock.base("claude"), "claude", &["--session", "t", "two"]);
+    expect_code(&o, 0);
+    assert_eq!(crate::support::checks::check_jsonl(&ledger), 2);
+    let o = env.run(&["usage", "--session", "t", "--json"]);
+    expect_code(&o, 0);
+    assert!(!stderr(&o).contains("corrupt"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("\"input_tokens\":200"),
+        "{}",
+        stdout(&o)
+    );
+    let side = std::fs::read_dir(env.session_dir("t"))
+        .unwrap()
+        .flatten()
+        .any(|d| {
+            d.file_name()
+                .to_string_lossy()
+                .starts_with("usage.jsonl.torn-")
+        });
+    assert!(side, "the torn tail was not set aside");
+}
