@@ -96,3 +96,63 @@ fn a_base_url_password_is_never_shown() {
         assert!(!stdout(&show).contains("hunter2"), "{}", stdout(&show));
     }
 }
+
+/// A base URL with a password reaches a sub-agent through the internal variable, never its
+/// argv (where `ps` shows it), and no tool's environment holds it.
+#[test]
+fn a_base_url_password_stays_out_of_argv_and_tool_env() {
+    let script = serde_json::json!([
+        // The parent's later calls name the child's prompt too: this step comes first.
+        {"when": "Sub-agent started", "text": "waiting", "repeat": true},
+        // Held for a while so the child's argv can be read meanwhile.
+        {"when": "qqchild", "head_delay_ms": 1500, "tool_calls": [{"name": "Bash", "id": "c1",
+            "input": {"command": "env | grep -c BASE_URL || true"}}]},
+        {"when": "qqparent", "tool_calls": [{"name": "SubAgent", "id": "s1",
+            "input": {"prompt": "qqchild run the probe", "description": "probe"}}]},
+        {"text": "done", "repeat": true}
+    ]);
+    let api = Mock::start(&script.to_string());
+    let port = api.url.rsplit(':').next().unwrap().to_string();
+    let env = Env::new();
+    let mut child = env
+        .cmd()
+        .env(
+            "ANTHROPIC_BASE_URL",
+            format!("http://me:hunter2-SECRET@127.0.0.1:{port}/v1"),
+        )
+        .env("ANTHROPIC_API_KEY", "sk-ant-PLANTED-KEY-42")
+        .args(["--permission-mode", "bypass", "qqparent"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sub_argv = || {
+        std::fs::read_dir("/proc").unwrap().flatten().find_map(|d| {
+            let c = std::fs::read(d.path().join("cmdline")).ok()?;
+            let c = String::from_utf8_lossy(&c).replace('\0', " ");
+            (c.contains("--sub-agent-notify") && c.contains("qqchild")).then_some(c)
+        })
+    };
+    let mut argv = None;
+    wait_until("the sub-agent to start", 30, || {
+        argv = sub_argv();
+        argv.is_some()
+    });
+    let st = crate::support::checks::wait_timeout(&mut child, 60);
+    assert!(st.success(), "{st:?}");
+    let argv = argv.unwrap();
+    assert!(
+        !argv.contains("hunter2") && !argv.contains("--base-url"),
+        "{argv}"
+    );
+    let probe = api
+        .requests()
+        .iter()
+        .map(|r| r["body"].to_string())
+        .find(|b| b.contains("\"tool_use_id\":\"c1\""))
+        .expect("the child's probe result");
+    assert!(
+        probe.contains("\"content\":\"0\""),
+        "a tool saw BASE_URL: {probe}"
+    );
+}
