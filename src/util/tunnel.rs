@@ -16,6 +16,9 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 
+/// How long the proxy may take to answer CONNECT.
+const CONNECT_ANSWER: std::time::Duration = std::time::Duration::from_secs(30);
+
 thread_local! {
     /// The `host:port` the last resolve on this thread was for (ureq resolves, connects and
     /// starts TLS in one call on one thread).
@@ -112,7 +115,17 @@ impl ureq::TlsConnector for TunnelConnector {
         ));
         io.write_all(head.as_bytes())?;
         io.flush()?;
-        let answer = read_head(&mut io)?;
+        // A proxy that takes the connection but never answers CONNECT fails in 30 s, not
+        // after the long read timeout meant for a model's first token.
+        let before = io.socket().and_then(|s| s.read_timeout().ok().flatten());
+        if let Some(s) = io.socket() {
+            let _ = s.set_read_timeout(Some(CONNECT_ANSWER));
+        }
+        let answer = read_head(&mut io);
+        if let Some(s) = io.socket() {
+            let _ = s.set_read_timeout(before);
+        }
+        let answer = answer?;
         let status_line = answer.lines().next().unwrap_or("").trim().to_string();
         let code = status_line.split_whitespace().nth(1).unwrap_or("");
         if !code.starts_with('2') || code.len() != 3 {

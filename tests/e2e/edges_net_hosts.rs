@@ -28,6 +28,35 @@ fn https_through_a_proxy_sends_the_origin_form_inside_the_tunnel() {
     off.assert_origin_form();
 }
 
+/// Credentials in the proxy URL go to the proxy as `Proxy-Authorization: Basic`, and only
+/// there (the request inside the tunnel carries none).
+#[test]
+fn proxy_credentials_go_to_the_proxy_only() {
+    let env = Env::new();
+    let off = Official::start(r#"[{"text":"hi"}]"#);
+    let mut c = env.cmd();
+    off.apply(&mut c);
+    let with_user = off.proxy_url.replace("http://", "http://me:p%40ss@");
+    let o = c
+        .env("HTTPS_PROXY", &with_user)
+        .env("OPENAI_API_KEY", OPENAI_KEY)
+        .args(["-p", "openai", "hello"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // base64("me:p@ss")
+    assert_eq!(
+        off.connects(),
+        vec!["api.openai.com:443 auth=Basic bWU6cEBzcw=="]
+    );
+    let reqs = off.mock.requests();
+    assert!(
+        reqs[0]["headers"].get("proxy-authorization").is_none(),
+        "{}",
+        reqs[0]
+    );
+}
+
 /// A tunnel the proxy refuses (403 for a host it will not reach) is not retried.
 #[test]
 fn a_refused_tunnel_fails_at_once() {

@@ -94,7 +94,8 @@ impl Official {
             .env("SSL_CERT_FILE", &self.ca_file);
     }
 
-    /// The CONNECT targets the agent asked for, in order (`host:port`).
+    /// The CONNECT targets the agent asked for, in order (`host:port`, followed by
+    /// ` auth=<Proxy-Authorization value>` when the proxy URL carried credentials).
     pub fn connects(&self) -> Vec<String> {
         self.connects.lock().unwrap().clone()
     }
@@ -171,10 +172,16 @@ fn tunnel(
     }
     let mut parts = line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let mut auth = String::new();
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
             break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            if k.eq_ignore_ascii_case("proxy-authorization") {
+                auth = v.trim().to_string();
+            }
         }
     }
     let mut conn = reader.into_inner();
@@ -182,7 +189,13 @@ fn tunnel(
         let _ = conn.write_all(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n");
         return;
     }
-    connects.lock().unwrap().push(target.to_string());
+    // `host:port`, and ` auth=<Proxy-Authorization>` when the agent sent one.
+    let entry = if auth.is_empty() {
+        target.to_string()
+    } else {
+        format!("{target} auth={auth}")
+    };
+    connects.lock().unwrap().push(entry);
     let host = target.rsplit_once(':').map_or(target, |(h, _)| h);
     let host = host.trim_end_matches('.'); // a fully qualified name is the same host
     if !HOSTS.contains(&host) {
