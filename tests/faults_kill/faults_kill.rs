@@ -152,11 +152,14 @@ fn kill_dash_nine_at_200_random_moments() {
             "usage after run {i}: {}",
             stderr(&u)
         );
-        let whole_lines = std::fs::read(sdir.join("usage.jsonl"))
-            .unwrap_or_default()
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count();
+        // Every line ended by a newline, and a last one without it that is whole JSON
+        // (a kill that came between the object and its newline).
+        let ledger = std::fs::read(sdir.join("usage.jsonl")).unwrap_or_default();
+        let tail = ledger.rsplit(|b| *b == b'\n').next().unwrap_or_default();
+        let whole_lines = ledger.iter().filter(|b| **b == b'\n').count()
+            + usize::from(
+                serde_json::from_slice::<serde_json::Value>(tail).is_ok_and(|v| v.is_object()),
+            );
         let calls: serde_json::Value = serde_json::from_slice(&u.stdout).unwrap();
         assert_eq!(
             calls["total"]["calls"].as_u64(),
