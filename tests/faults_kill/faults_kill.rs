@@ -192,7 +192,7 @@ fn kill_dash_nine_at_200_random_moments() {
     );
     assert_eq!(evs.last().unwrap()["type"], "stop");
     eprintln!(
-        "kill -9: {killed} killed, {finished} finished ({torn_after} torn tails set aside); \
+        "kill -9: {killed} killed, {finished} finished ({torn_after} files left with a cut last line); \
          {} requests, {lines} JSONL lines, {conv_lines} conversation lines ({uses} tool uses) \
          in {:.1} s",
         reqs.len(),
