@@ -60,9 +60,14 @@ fn warn_if_no_certificate() {
         return;
     };
     if certs.filter(Result::is_ok).count() == 0 {
+        let also = if std::env::var_os("SSL_CERT_DIR").is_some() {
+            " and SSL_CERT_DIR's"
+        } else {
+            ""
+        };
         eprintln!(
             "bash-agent: warning: SSL_CERT_FILE={} holds no certificate (expected PEM \
-             blocks \"-----BEGIN CERTIFICATE-----\"); only the bundled roots are trusted",
+             blocks \"-----BEGIN CERTIFICATE-----\"); only the bundled roots{also} are trusted",
             path.display()
         );
     }
