@@ -14,6 +14,11 @@ use std::time::{Duration, Instant};
 /// How long a child gets between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_millis(1500);
 
+/// How long a child stopped by KillShell or `/kill` gets between SIGTERM and the SIGKILL of
+/// its whole process group (a task that ignores SIGTERM, and its children, still end; a
+/// sub-agent has time for its own 1.5 s [`GRACE`] first).
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+
 /// What kind of child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChildKind {
@@ -116,8 +121,10 @@ impl Children {
         }
     }
 
-    /// Stop one child: SIGTERM to its process group (its result still arrives: a task's
-    /// exit code, a sub-agent's end). Returns what was stopped.
+    /// Stop one child: SIGTERM to its process group, SIGKILL to the group [`STOP_GRACE`]
+    /// later if any of it still runs (on a thread of its own: nothing waits for it). Its
+    /// result still arrives: a task's exit code, a sub-agent's end. Returns what was
+    /// stopped.
     pub fn stop(&self, reported: &Reported, key: &str) -> Result<Running, String> {
         let c = self.find(reported, key)?;
         let pgid = self
@@ -130,6 +137,7 @@ impl Children {
             .ok_or_else(|| format!("{} is no longer running", c.id))?;
         killpg(Pid::from_raw(pgid), Signal::SIGTERM)
             .map_err(|e| format!("cannot stop {}: {e}", c.id))?;
+        escalate(pgid);
         Ok(c)
     }
 
@@ -165,6 +173,27 @@ impl Children {
             crate::ipc::counter::add(session, -1);
         }
         running.len()
+    }
+}
+
+/// SIGKILL to group `pgid` once [`STOP_GRACE`] has passed with any of it alive. Polled
+/// every 50 ms, so a group that ended is let go at once (its id is not reused meanwhile).
+fn escalate(pgid: i32) {
+    let spawned = std::thread::Builder::new()
+        .name("stop-escalate".into())
+        .spawn(move || {
+            let deadline = Instant::now() + STOP_GRACE;
+            while Instant::now() < deadline {
+                if !alive(pgid) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        });
+    if spawned.is_err() {
+        // No thread for the grace: SIGKILL now rather than never.
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
     }
 }
 

@@ -66,7 +66,11 @@ pub fn restart(ctx: &AgentCtx) -> anyhow::Error {
         Err(e) => return anyhow::anyhow!("cannot restart: {e}"),
     };
     let mut c = std::process::Command::new(exe);
-    c.args(restart_args(ctx, &r));
+    let (args, secret_url) = crate::agent::subagent::split_secret_base_url(&restart_args(ctx, &r));
+    c.args(args);
+    if let Some(u) = secret_url {
+        c.env(crate::agent::subagent::BASE_URL_ENV, u);
+    }
     if !ctx.cfg.provider.api_key.is_empty() {
         c.env(
             crate::agent::subagent::API_KEY_ENV,

@@ -5,6 +5,7 @@
 //! the shell version, whose `--print` has neither.
 use crate::options::OutputFormat;
 use crate::protocol::Event;
+use crate::session::stats::sat_add;
 use crate::session::Session;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -309,10 +310,10 @@ fn spent(l: &LedgerStart) -> Spent {
     let prices = crate::usage::prices::Overrides::load();
     let mut s = Spent::default();
     for e in ledger_entries(l) {
-        s.input += e.input;
-        s.output += e.output;
-        s.cache_read += e.cache_read;
-        s.cache_creation += e.cache_creation;
+        s.input = sat_add(s.input, e.input);
+        s.output = sat_add(s.output, e.output);
+        s.cache_read = sat_add(s.cache_read, e.cache_read);
+        s.cache_creation = sat_add(s.cache_creation, e.cache_creation);
         s.api_ms += e.elapsed_ms;
         s.cost = match (s.cost, prices.price(&e.model)) {
             (Some(c), Some(pr)) => Some(c + crate::usage::prices::cost(&pr, &e.usage())),

@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 /// Environment variable carrying the API key to a child (never argv).
 pub const API_KEY_ENV: &str = crate::sandbox::env::INTERNAL_KEY_ENV;
+/// See [`crate::sandbox::env::INTERNAL_BASE_URL_ENV`].
+pub const BASE_URL_ENV: &str = crate::sandbox::env::INTERNAL_BASE_URL_ENV;
 
 /// How long the reaper waits, after the child exited, for its own result to be recorded.
 pub const REPORT_GRACE: Duration = Duration::from_secs(2);
@@ -101,6 +103,7 @@ pub fn spawn_exe(
     crate::ipc::counter::add(parent, 1);
 
     let (args, key) = split_api_key(base_args);
+    let (args, secret_url) = split_secret_base_url(&args);
     let mut cmd = Command::new(exe);
     cmd.args(&args)
         .arg("--session")
@@ -122,6 +125,9 @@ pub fn spawn_exe(
         // Only the internal variable: the child consumes and removes it at start, so
         // its tool processes never see the key.
         cmd.env(API_KEY_ENV, k);
+    }
+    if let Some(u) = &secret_url {
+        cmd.env(BASE_URL_ENV, u);
     }
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -189,6 +195,24 @@ fn reserve_id(project: &Path) -> std::io::Result<String> {
     Err(last.unwrap_or_else(|| std::io::Error::other("no free sub-agent id")))
 }
 
+/// Remove `--base-url X` from the child's argv when X holds a password (the child gets it
+/// through [`BASE_URL_ENV`]); return it.
+pub fn split_secret_base_url(args: &[String]) -> (Vec<String>, Option<String>) {
+    let has_password = |u: &str| url::Url::parse(u).is_ok_and(|u| u.password().is_some());
+    let mut out = Vec::with_capacity(args.len());
+    let mut url = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match it.as_slice().first() {
+            Some(v) if a == "--base-url" && has_password(v) => {
+                url = it.next().cloned();
+            }
+            _ => out.push(a.clone()),
+        }
+    }
+    (out, url)
+}
+
 /// Remove `--api-key X` / `--api-key=X` from the child's argv; return the key.
 fn split_api_key(args: &[String]) -> (Vec<String>, Option<String>) {
     let mut out = Vec::with_capacity(args.len());
@@ -249,6 +273,18 @@ pub fn send_result(parent_notify: &Path, child: &Session, status: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_base_url_with_a_password_leaves_argv() {
+        let a: Vec<String> = ["--model", "m", "--base-url", "https://u:pw@h/v1", "-x"]
+            .map(String::from)
+            .to_vec();
+        let (rest, url) = split_secret_base_url(&a);
+        assert_eq!(rest, ["--model", "m", "-x"]);
+        assert_eq!(url.as_deref(), Some("https://u:pw@h/v1"));
+        let plain: Vec<String> = ["--base-url", "https://h/v1"].map(String::from).to_vec();
+        assert_eq!(split_secret_base_url(&plain), (plain.clone(), None));
+    }
 
     #[test]
     fn api_key_leaves_argv() {

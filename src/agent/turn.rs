@@ -222,6 +222,17 @@ fn one_call(ctx: &AgentCtx, system: &str, context_retried: &mut bool) -> CallEnd
         }
         Some(s) => s,
     };
+    if st.is_empty() {
+        // A gateway turns an upstream failure into an empty successful stream. Checked
+        // before `pause_turn`: an empty pause has nothing to continue, and sending it
+        // back would repeat the same call up to --max-turns times.
+        let msg = format!(
+            "the server returned an empty answer (stop_reason={})",
+            stop.as_str()
+        );
+        ctx.emit(Event::error(msg.as_str()));
+        return CallEnd::End(TurnEnd::Error(msg));
+    }
     if stop == StopReason::Other("pause_turn".into()) && st.tools.is_empty() {
         // The API paused a long turn: the answer so far goes back as the last assistant
         // message and the model continues it (docs/providers.md#stop-reasons).
@@ -230,15 +241,6 @@ fn one_call(ctx: &AgentCtx, system: &str, context_retried: &mut bool) -> CallEnd
             return CallEnd::End(TurnEnd::Error(msg));
         }
         return CallEnd::Continue;
-    }
-    if st.is_empty() {
-        // A gateway turns an upstream failure into an empty successful stream.
-        let msg = format!(
-            "the server returned an empty answer (stop_reason={})",
-            stop.as_str()
-        );
-        ctx.emit(Event::error(msg.as_str()));
-        return CallEnd::End(TurnEnd::Error(msg));
     }
     if let Err(msg) = ctx.rec.call(&record(&st)) {
         // The session can no longer record this call: end the turn (exit 1) rather than

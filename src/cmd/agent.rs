@@ -29,6 +29,13 @@ fn sub_api_key(o: &Opts) -> Opts {
             o.api_key = Some(k);
         }
     }
+    if let Ok(u) = std::env::var(crate::agent::subagent::BASE_URL_ENV) {
+        // The same for a base URL holding a password (kept out of the child's argv).
+        std::env::remove_var(crate::agent::subagent::BASE_URL_ENV);
+        if o.base_url.is_none() && !u.is_empty() {
+            o.base_url = Some(u);
+        }
+    }
     o
 }
 
@@ -143,6 +150,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let settings = crate::settings::load_here()?;
     let cfg = config::resolve_with(&o, true, &settings)?;
     crate::sandbox::env::register_provider_keys(&cfg.provider.api_key);
+    crate::sandbox::env::register_url_password(&cfg.provider.base_url);
     let stream_json = cfg.output == OutputFormat::StreamJson;
     // The settings' permissions (mode, rules) under the flags and the environment, and
     // their tool_env_allow names (never the key's variable).
@@ -236,7 +244,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
             session.dir.display(),
             cfg.provider.kind.name(),
             cfg.provider.model,
-            cfg.provider.base_url
+            crate::util::net::redact_userinfo(&cfg.provider.base_url)
         ));
     }
     let recovered = opened.recovered.clone();

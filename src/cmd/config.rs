@@ -21,7 +21,10 @@ pub fn cmd_config(o: &Opts) -> Result {
     };
     row("provider", provider.into());
     row("model", p.model.clone().into());
-    row("base_url", p.base_url.clone().into());
+    row(
+        "base_url",
+        crate::util::net::redact_userinfo(&p.base_url).into(),
+    );
     row("max_context", cfg.max_context.into());
     row("max_tokens", p.max_tokens.into());
     row(

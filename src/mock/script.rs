@@ -85,6 +85,9 @@ pub struct Step {
     /// With `status`: a `retry-after` header (seconds).
     #[serde(default)]
     pub retry_after: Option<u64>,
+    /// With a 3xx `status`: the `Location` header (a redirecting API, issue 42).
+    #[serde(default)]
+    pub location: Option<String>,
     /// Error message for `status` / `sse_error`.
     #[serde(default)]
     pub message: Option<String>,

@@ -113,6 +113,8 @@ impl Drop for Server {
 
 struct HttpRequest {
     path: String,
+    /// The request-target as sent (origin or absolute form), recorded as `target`.
+    target: String,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
@@ -161,6 +163,7 @@ fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<HttpRequ
     let mut parts = line.split_whitespace();
     let _method = parts.next().unwrap_or("");
     let mut path = parts.next().unwrap_or("/").to_string();
+    let target = path.clone();
     // The absolute form (`POST https://host/path`, what a client sends through a proxy)
     // means the same as the origin form, as for any HTTP/1.1 server.
     if let Some(rest) = path
@@ -187,6 +190,7 @@ fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<HttpRequ
     }
     let mut req = HttpRequest {
         path,
+        target,
         headers,
         body: Vec::new(),
     };
@@ -248,6 +252,7 @@ fn record(st: &State, req: &HttpRequest) {
         o.insert("auth_tail".into(), Value::String(tail.to_string()));
     }
     o.insert("path".into(), Value::String(req.path.clone()));
+    o.insert("target".into(), Value::String(req.target.clone()));
     o.insert("headers".into(), Value::Object(headers));
     o.insert("body".into(), body);
     let mut line = Value::Object(o).to_string();
@@ -303,7 +308,11 @@ fn respond(out: &mut TcpStream, st: &State, req: &HttpRequest) -> std::io::Resul
     }
     if let Some(status) = step.status {
         let msg = step.message.as_deref().unwrap_or("mock fault");
-        return simple(out, status, &wire.error_body(status, msg), step.retry_after);
+        let body = wire.error_body(status, msg);
+        return match &step.location {
+            Some(to) => redirect(out, status, &body, to),
+            None => simple(out, status, &body, step.retry_after),
+        };
     }
     if st.strict && wire != Wire::Anthropic && step.usage.is_none() {
         prefix_usage(st, wire, &body_text, &mut step);
@@ -368,6 +377,17 @@ fn prefix_usage(st: &State, wire: Wire, body: &str, step: &mut super::script::St
     });
     // DeepSeek's cache fields are its chat API's.
     step.deepseek_usage = deepseek && wire == Wire::OpenAi;
+}
+
+/// A 3xx answer with a `Location` header (and a JSON body, as a gateway might send).
+fn redirect(out: &mut TcpStream, status: u16, body: &str, to: &str) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status} Found\r\nLocation: {to}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    out.write_all(head.as_bytes())?;
+    out.write_all(body.as_bytes())?;
+    out.flush()
 }
 
 fn simple(

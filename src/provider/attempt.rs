@@ -129,6 +129,9 @@ pub(crate) fn attempt(
                 retry_after,
                 body,
             }) => return status_outcome(kind, url, code, retry_after, &body),
+            Some(Msg::Redirect { code, location }) => {
+                return Outcome::Fatal(super::diag::redirect_message(url, code, &location))
+            }
             Some(Msg::Transport {
                 msg,
                 retryable,

@@ -56,7 +56,7 @@ pub fn is_official(kind: ProviderKind, base_url: &str) -> bool {
         base_url
     };
     match kind {
-        ProviderKind::Claude => is_official_anthropic(b) || b.contains("://api.deepseek.com"),
+        ProviderKind::Claude => is_official_anthropic(b) || super::hosts::is_deepseek(b),
         ProviderKind::OpenAi | ProviderKind::Responses => {
             super::hosts::vendor_of(b).is_some_and(|v| {
                 matches!(

@@ -24,19 +24,16 @@ pub const EPHEMERAL: &str = r#"{"type":"ephemeral"}"#;
 
 /// Whether `base_url` is the official Anthropic API.
 pub fn is_official_anthropic(base_url: &str) -> bool {
-    base_url.contains("://api.anthropic.com")
+    super::hosts::vendor_of(base_url) == Some(Vendor::Anthropic)
 }
 
 /// Whether the host of `base_url` is this machine.
 pub fn is_loopback(base_url: &str) -> bool {
-    let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
-    let host_port = rest.split('/').next().unwrap_or(rest);
-    let host = if let Some(h) = host_port.strip_prefix('[') {
-        h.split(']').next().unwrap_or(h)
-    } else {
-        host_port.rsplit_once(':').map_or(host_port, |(h, _)| h)
+    // Parsed, so a `user:pass@` in front of the host does not hide it.
+    let Some(host) = super::hosts::host(base_url) else {
+        return false;
     };
-    let host = host.to_ascii_lowercase();
+    let host = host.trim_matches(['[', ']']);
     host == "localhost"
         || host.ends_with(".localhost")
         || host == "::1"

@@ -77,6 +77,27 @@ pub(crate) fn status_outcome(
     }
 }
 
+/// The error for a 3xx answer, which is never followed: a model API has no reason to
+/// redirect, and following one would send the key to wherever it points. The target is
+/// shown without userinfo and control characters (it is the server's text).
+pub(crate) fn redirect_message(url: &str, code: u16, location: &str) -> String {
+    let to: String = crate::util::net::redact_userinfo(location)
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(300)
+        .collect();
+    let to = if to.is_empty() {
+        "nowhere (no Location)".to_string()
+    } else {
+        to
+    };
+    format!(
+        "HTTP {code}: the server redirects to {to} (POST {url}); a model API does not redirect, \
+         so it was not followed and no key was sent there. If the API moved, set the base URL \
+         to its new address"
+    )
+}
+
 /// A hint for the usual causes of an HTTP error against a self-hosted server.
 pub fn status_hint(kind: ProviderKind, url: &str, code: u16, server: &str) -> Option<&'static str> {
     let base = url
@@ -125,6 +146,12 @@ pub fn verbose_line(body: &str) -> String {
 
 fn line_of(len: usize, head: &str) -> String {
     format!("[verbose] Request body ({}KB): {head}...", len / 1024)
+}
+
+/// A message for the user (stderr, events.jsonl) with neither the key nor the base URL's
+/// password (`https://user:pass@host`) in it.
+pub(crate) fn scrub(msg: &str, cfg: &super::ProviderConfig) -> String {
+    crate::util::net::hide_password(&redact(msg, &cfg.api_key), &cfg.base_url)
 }
 
 /// A provider's error text never repeats the API key (some proxies echo it back).

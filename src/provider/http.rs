@@ -13,7 +13,7 @@
 //! conversation lines are never copied into one request string.
 use super::attempt::{attempt, Accounting, Endpoint, Outcome};
 use super::body::build_parts_omitting;
-use super::diag::{redact, verbose_body, verbose_note};
+use super::diag::{scrub, verbose_body, verbose_note};
 use super::omit::Omit;
 use super::retry::{backoff, sleep_unless_cancelled};
 use super::transport::{agent, endpoint, headers};
@@ -86,8 +86,9 @@ pub fn run_with(
     let mut body = build_parts_omitting(cfg.kind, cfg, req, omit);
     if cfg.verbose {
         if omit != Omit::NONE {
-            verbose_note(&format!(
-                "{url} refused an optional field earlier in this run: sending {omit}"
+            verbose_note(&scrub(
+                &format!("{url} refused an optional field earlier in this run: sending {omit}"),
+                cfg,
             ));
         }
         verbose_body(&body);
@@ -125,22 +126,24 @@ pub fn run_with(
                     .map(|o| (o, build_parts_omitting(cfg.kind, cfg, req, o)))
                     .filter(|(_, b)| b.to_text() != body.to_text());
                 let Some((next, next_body)) = next else {
-                    on_event(StreamEvent::Error(redact(&msg, &cfg.api_key)));
+                    on_event(StreamEvent::Error(scrub(&msg, cfg)));
                     break;
                 };
                 named_retries += 1;
                 omit = next;
                 remember(&url, omit);
                 if cfg.verbose {
-                    verbose_note(&format!(
-                        "{url} does not support an optional field ({}); retrying {omit} for the rest of this run",
-                        redact(&msg, &cfg.api_key)
+                    verbose_note(&scrub(
+                        &format!(
+                            "{url} does not support an optional field ({msg}); retrying {omit} for the rest of this run"
+                        ),
+                        cfg,
                     ));
                 }
                 body = next_body;
             }
             Outcome::Fatal(msg) => {
-                on_event(StreamEvent::Error(redact(&msg, &cfg.api_key)));
+                on_event(StreamEvent::Error(scrub(&msg, cfg)));
                 break;
             }
             Outcome::Retry { msg, after } => {
@@ -150,7 +153,7 @@ pub fn run_with(
                     } else {
                         msg
                     };
-                    on_event(StreamEvent::Error(redact(&msg, &cfg.api_key)));
+                    on_event(StreamEvent::Error(scrub(&msg, cfg)));
                     break;
                 }
                 let delay = match after {

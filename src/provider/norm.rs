@@ -47,7 +47,8 @@ pub fn for_kind(kind: super::ProviderKind) -> Box<dyn Normaliser> {
     }
 }
 
-/// `v[k1][k2]…` as u64 (0 when missing or not a number).
+/// `v[k1][k2]…` as a token count (0 when missing or not a number; clamped as
+/// [`crate::session::stats::call_count`] says).
 pub(crate) fn num(v: &Value, path: &[&str]) -> u64 {
     let mut cur = v;
     for k in path {
@@ -56,9 +57,7 @@ pub(crate) fn num(v: &Value, path: &[&str]) -> u64 {
             None => return 0,
         }
     }
-    cur.as_u64()
-        .or_else(|| cur.as_f64().map(|f| f.max(0.0) as u64))
-        .unwrap_or(0)
+    crate::session::stats::call_count(cur).unwrap_or(0)
 }
 
 /// `v[k1][k2]…` as &str.

@@ -134,6 +134,10 @@ pub(crate) fn agent(opts: &HttpOptions, url: &str) -> ureq::Agent {
         .timeout_connect(opts.connect_timeout)
         .timeout_read(read)
         .timeout_write(Duration::from_secs(60))
+        // A model API has no reason to redirect, and ureq would re-send every header but
+        // `Authorization` (so `x-api-key`) to wherever it points: a 3xx is an error
+        // (`Msg::Redirect`, docs/robustness.md).
+        .redirects(0)
         .user_agent(&user_agent());
     let a = crate::util::net::configure(b, url).build();
     list.push((key, a.clone()));
@@ -149,6 +153,11 @@ pub(crate) enum Msg {
         code: u16,
         retry_after: Option<Duration>,
         body: String,
+    },
+    /// A 3xx answer, not followed; `location` is the header as sent (may be absent).
+    Redirect {
+        code: u16,
+        location: String,
     },
     Transport {
         msg: String,
@@ -218,6 +227,14 @@ pub(crate) fn spawn_worker(
                         });
                         return;
                     }
+                    if crate::util::tunnel::is_refusal(&t) {
+                        let _ = tx.send(Msg::Transport {
+                            msg: t.to_string(),
+                            retryable: false,
+                            refused: false,
+                        });
+                        return;
+                    }
                     let refused = is_refused(&t);
                     let retryable = !refused
                         && matches!(
@@ -232,6 +249,13 @@ pub(crate) fn spawn_worker(
                     return;
                 }
             };
+            if (300..400).contains(&resp.status()) {
+                let _ = tx.send(Msg::Redirect {
+                    code: resp.status(),
+                    location: resp.header("location").unwrap_or("").to_string(),
+                });
+                return;
+            }
             let mut reader = resp.into_reader();
             let mut buf = vec![0u8; 16 * 1024];
             loop {

@@ -31,6 +31,18 @@ pub fn register_secret(value: &str) {
     }
 }
 
+/// Register the password of a base URL (`https://user:pass@host`) as a secret.
+pub fn register_url_password(url: &str) {
+    if let Some(p) = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.password().map(str::to_string))
+    {
+        register_secret(&p);
+        let decoded = percent_encoding::percent_decode_str(&p).decode_utf8_lossy();
+        register_secret(&decoded);
+    }
+}
+
 /// Register the configured key and the values of the provider variables.
 pub fn register_provider_keys(configured: &str) {
     register_secret(configured);
@@ -86,6 +98,7 @@ const KEY_VARS: &[&str] = &[
     "OPENAI_API_KEY",
     "DEEPSEEK_API_KEY",
     INTERNAL_KEY_ENV,
+    INTERNAL_BASE_URL_ENV,
 ];
 
 /// Let the settings' `tool_env_allow` names through the scrubbing. Call after the keys are
@@ -136,6 +149,9 @@ fn allow_list(vars: &[(OsString, OsString)]) -> Vec<String> {
 
 /// The internal variable that carries the API key to a sub-agent (never to a tool).
 pub const INTERNAL_KEY_ENV: &str = "BASH_AGENT_SUB_API_KEY";
+/// The internal variable that carries a base URL holding a password to a sub-agent or a
+/// restarted run (never in argv, where `ps` shows it; never to a tool).
+pub const INTERNAL_BASE_URL_ENV: &str = "BASH_AGENT_SUB_BASE_URL";
 
 /// Filter an environment: secret-looking names go (unless allowed), and so does any
 /// variable whose value is a registered secret, whatever its name or the allow list.
@@ -145,7 +161,7 @@ pub fn scrub(vars: Vec<(OsString, OsString)>) -> Vec<(OsString, OsString)> {
     vars.into_iter()
         .filter(|(k, v)| {
             let name = k.to_string_lossy();
-            if name == INTERNAL_KEY_ENV {
+            if name == INTERNAL_KEY_ENV || name == INTERNAL_BASE_URL_ENV {
                 return false;
             }
             let val = v.to_string_lossy();

@@ -17,6 +17,28 @@ pub struct Usage {
 /// integers, so a total stops here instead of wrapping to a negative number.
 pub const MAX_COUNT: u64 = i64::MAX as u64;
 
+/// Largest token count one call may report: 2^53 − 1, the largest integer every JSON
+/// reader (JavaScript, jq) holds exactly. A server's count above it (2^64 − 1, `1e30`) is
+/// clamped where it is read, so usage.jsonl, events.jsonl, stats.json and `bash-agent usage`
+/// all show the same figure (docs/robustness.md).
+pub const MAX_CALL_COUNT: u64 = (1 << 53) - 1;
+
+/// A JSON number as one call's token count: a fraction rounds down, a negative or
+/// non-number is 0 (`None` for a non-number), anything above [`MAX_CALL_COUNT`] is it.
+pub fn call_count(v: &serde_json::Value) -> Option<u64> {
+    if let Some(u) = v.as_u64() {
+        return Some(u.min(MAX_CALL_COUNT));
+    }
+    let f = v.as_f64()?;
+    Some(if f.is_nan() || f <= 0.0 {
+        0
+    } else if f >= MAX_CALL_COUNT as f64 {
+        MAX_CALL_COUNT
+    } else {
+        f as u64
+    })
+}
+
 /// `a + b`, stopping at [`MAX_COUNT`].
 pub fn sat_add(a: u64, b: u64) -> u64 {
     a.saturating_add(b).min(MAX_COUNT)

@@ -100,6 +100,12 @@ impl Session {
                 fixes.push(fix.message(&p));
             }
         }
+        // The usage ledger's lines are small whole-line appends, but a write that crosses
+        // a page boundary can still be cut by kill -9: its torn tail is set aside the same
+        // way, so the run's first ledger line starts clean.
+        if let Some(fix) = crate::session::torn::repair_tail(&self.usage_ledger())? {
+            fixes.push(fix.message(&self.usage_ledger()));
+        }
         if let Some(m) = crate::session::conversation::repair_file_tail(&self.conversation())? {
             fixes.push(m);
         }

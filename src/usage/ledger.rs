@@ -31,19 +31,21 @@ pub struct LedgerEntry {
 impl LedgerEntry {
     /// The line (without newline), keys in this fixed order.
     pub fn to_line(&self) -> String {
+        // Never a negative number for a count past i64 (counts are clamped when read).
+        let c = |n: u64| n.min(crate::session::stats::MAX_COUNT) as i64;
         let o = Obj::new()
             .str("time", &self.time)
             .str("provider", &self.provider)
             .str("model", &self.model)
             .str("kind", &self.kind)
-            .num("input_tokens", self.input as i64)
-            .num("output_tokens", self.output as i64)
-            .num("cache_read_input_tokens", self.cache_read as i64)
-            .num("cache_creation_input_tokens", self.cache_creation as i64)
-            .num("elapsed_ms", self.elapsed_ms as i64)
-            .num("first_token_ms", self.first_token_ms as i64)
-            .num("tok_per_sec", self.tok_per_sec as i64)
-            .num("retries", self.retries as i64);
+            .num("input_tokens", c(self.input))
+            .num("output_tokens", c(self.output))
+            .num("cache_read_input_tokens", c(self.cache_read))
+            .num("cache_creation_input_tokens", c(self.cache_creation))
+            .num("elapsed_ms", c(self.elapsed_ms))
+            .num("first_token_ms", c(self.first_token_ms))
+            .num("tok_per_sec", c(self.tok_per_sec))
+            .num("retries", c(self.retries));
         let o = if self.estimated {
             o.bool("estimated", true)
         } else {
@@ -60,7 +62,7 @@ impl LedgerEntry {
         let n = |k: &str| -> Option<u64> {
             match o.get(k) {
                 None | Some(Value::Null) => Some(0),
-                Some(x) => x.as_u64().or_else(|| x.as_f64().map(|f| f.max(0.0) as u64)),
+                Some(x) => crate::session::stats::call_count(x),
             }
         };
         let time = s("time");
@@ -105,14 +107,19 @@ pub fn try_record(session: &Session, e: &LedgerEntry) -> std::io::Result<()> {
     crate::util::fsx::append_line(&session.usage_ledger(), &e.to_line())
 }
 
-/// Read a ledger: the entries and the number of corrupt lines skipped.
+/// Read a ledger: the entries and the number of corrupt lines skipped. A last line without
+/// its newline that does not parse is a write still going on or cut by a kill (the next
+/// run of the session sets it aside, `session/torn.rs`): skipped, not counted as corrupt.
 pub fn read(path: &std::path::Path) -> (Vec<LedgerEntry>, usize) {
     let text = crate::util::fsx::read_lossy(path);
     let mut out = Vec::new();
     let mut bad = 0;
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+    let whole = text.ends_with('\n');
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty()).peekable();
+    while let Some(line) = lines.next() {
         match LedgerEntry::parse(line) {
             Some(e) => out.push(e),
+            None if lines.peek().is_none() && !whole => {}
             None => bad += 1,
         }
     }
@@ -200,6 +207,19 @@ mod tests {
             LedgerEntry::parse(r#"{"model":"x","input_tokens":"lots"}"#),
             None
         );
+    }
+
+    #[test]
+    fn a_torn_last_line_is_skipped_not_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("usage.jsonl");
+        let line = r#"{"time":"2026-12-01T04:07:38Z","provider":"claude","model":"m","kind":"agent","input_tokens":1,"output_tokens":2}"#;
+        std::fs::write(&p, format!("{line}\n{}", &line[..40])).unwrap();
+        let (v, bad) = read(&p);
+        assert_eq!((v.len(), bad), (1, 0));
+        // Torn in the middle (a newline glued after it): corrupt.
+        std::fs::write(&p, format!("{}\n{line}\n", &line[..40])).unwrap();
+        assert_eq!(read(&p).1, 1);
     }
 
     #[test]

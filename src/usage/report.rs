@@ -6,7 +6,7 @@
 //! holds its calls).
 use super::ledger::{self, LedgerEntry};
 use super::prices::{cost, Overrides};
-use crate::session::stats::Usage;
+use crate::session::stats::{sat_add, Usage};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,10 +26,10 @@ pub struct Totals {
 impl Totals {
     pub fn add(&mut self, e: &LedgerEntry, ov: &Overrides) {
         self.calls += 1;
-        self.usage.input += e.input;
-        self.usage.output += e.output;
-        self.usage.cache_read += e.cache_read;
-        self.usage.cache_creation += e.cache_creation;
+        self.usage.input = sat_add(self.usage.input, e.input);
+        self.usage.output = sat_add(self.usage.output, e.output);
+        self.usage.cache_read = sat_add(self.usage.cache_read, e.cache_read);
+        self.usage.cache_creation = sat_add(self.usage.cache_creation, e.cache_creation);
         self.elapsed_ms += e.elapsed_ms;
         self.estimated_calls += u64::from(e.estimated);
         if let Some(pr) = ov.price(&e.model) {
@@ -40,10 +40,10 @@ impl Totals {
 
     pub fn merge(&mut self, o: &Totals) {
         self.calls += o.calls;
-        self.usage.input += o.usage.input;
-        self.usage.output += o.usage.output;
-        self.usage.cache_read += o.usage.cache_read;
-        self.usage.cache_creation += o.usage.cache_creation;
+        self.usage.input = sat_add(self.usage.input, o.usage.input);
+        self.usage.output = sat_add(self.usage.output, o.usage.output);
+        self.usage.cache_read = sat_add(self.usage.cache_read, o.usage.cache_read);
+        self.usage.cache_creation = sat_add(self.usage.cache_creation, o.usage.cache_creation);
         self.elapsed_ms += o.elapsed_ms;
         self.cost += o.cost;
         self.priced_calls += o.priced_calls;
@@ -119,7 +119,11 @@ pub fn session_entries(dir: &Path, cutoff: Option<i64>) -> (Vec<LedgerEntry>, &'
         return (Vec::new(), "events", 0);
     }
     let (events, bad) = crate::session::events::read_all(&dir.join("events.jsonl"));
-    let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let n = |v: &Value, k: &str| {
+        v.get(k)
+            .and_then(crate::session::stats::call_count)
+            .unwrap_or(0)
+    };
     let v = events
         .iter()
         .filter(|e| e.get("type").and_then(Value::as_str) == Some("usage"))

@@ -7,6 +7,7 @@ pub mod jsonl;
 pub mod net;
 pub mod say;
 pub mod time;
+pub mod tunnel;
 
 /// A few random bytes from the OS (falls back to time + pid hashing).
 pub fn random_u64() -> u64 {

@@ -31,6 +31,7 @@ fn build_tls_config() -> rustls::ClientConfig {
             eprintln!("bash-agent: warning: cannot load certificates: {e}");
         }
     }
+    warn_if_no_certificate();
     let (_added, _ignored) = roots.add_parsable_certificates(native.certs);
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     match rustls::ClientConfig::builder_with_provider(provider)
@@ -45,6 +46,33 @@ fn build_tls_config() -> rustls::ClientConfig {
     }
 }
 
+/// `SSL_CERT_FILE` names a file that holds no certificate (a typo'd bundle, an empty file,
+/// a key instead of a certificate): rustls-native-certs then loads nothing and says nothing,
+/// and the user would only see "not trusted" later. Name the file.
+fn warn_if_no_certificate() {
+    let Some(file) = std::env::var_os("SSL_CERT_FILE").filter(|f| !f.is_empty()) else {
+        return;
+    };
+    use rustls::pki_types::{pem::PemObject, CertificateDer};
+    let path = std::path::Path::new(&file);
+    // A file that cannot be opened is reported by rustls-native-certs' own error above.
+    let Ok(certs) = CertificateDer::pem_file_iter(path) else {
+        return;
+    };
+    if certs.filter(Result::is_ok).count() == 0 {
+        let also = if std::env::var_os("SSL_CERT_DIR").is_some() {
+            " and SSL_CERT_DIR's"
+        } else {
+            ""
+        };
+        eprintln!(
+            "bash-agent: warning: SSL_CERT_FILE={} holds no certificate (expected PEM \
+             blocks \"-----BEGIN CERTIFICATE-----\"); only the bundled roots{also} are trusted",
+            path.display()
+        );
+    }
+}
+
 fn env_any(names: &[&str]) -> Option<String> {
     names
         .iter()
@@ -54,7 +82,12 @@ fn env_any(names: &[&str]) -> Option<String> {
 /// The proxy URL for a request to `url`, `None` to go direct.
 pub fn proxy_for(url: &str) -> Option<String> {
     let u = url::Url::parse(url).ok()?;
-    let host = u.host_str()?.trim_matches(['[', ']']).to_ascii_lowercase();
+    // Compared without case or a fully qualified name's trailing dot (`hosts.rs`).
+    let host = u
+        .host_str()?
+        .trim_matches(['[', ']'])
+        .trim_end_matches('.')
+        .to_ascii_lowercase();
     if is_loopback(&host) {
         return None;
     }
@@ -94,7 +127,10 @@ pub fn no_proxy_matches(list: &str, host: &str) -> bool {
             Some((h, p)) if p.chars().all(|c| c.is_ascii_digit()) && !h.contains(':') => h,
             _ => e,
         };
-        let e = e.trim_matches(['[', ']']).to_ascii_lowercase();
+        let e = e
+            .trim_matches(['[', ']'])
+            .trim_end_matches('.')
+            .to_ascii_lowercase();
         !e.is_empty() && (host == e || host.ends_with(&format!(".{e}")))
     })
 }
@@ -125,10 +161,26 @@ fn in_range(entry: &str, host: &str) -> Option<bool> {
 /// An agent builder with the proxy for `url` and, for https, the shared TLS settings. A
 /// proxy URL ureq cannot use is reported once per call and left out.
 pub fn configure(mut b: ureq::AgentBuilder, url: &str) -> ureq::AgentBuilder {
-    if url.starts_with("https://") {
+    let https = url.starts_with("https://");
+    if https {
         b = b.tls_config(tls_config());
     }
-    if let Some(p) = proxy_for(url) {
+    let proxy = proxy_for(url);
+    // https behind an http proxy: our own tunnel, so the request inside it is in origin
+    // form (`tunnel.rs`); SOCKS and plain-http requests stay ureq's.
+    if let Some(hp) = proxy
+        .as_deref()
+        .filter(|_| https)
+        .and_then(super::tunnel::HttpProxy::parse)
+    {
+        return b
+            .resolver(super::tunnel::ProxyResolver(hp.clone()))
+            .tls_connector(Arc::new(super::tunnel::TunnelConnector {
+                proxy: hp,
+                tls: tls_config(),
+            }));
+    }
+    if let Some(p) = proxy {
         match ureq::Proxy::new(&p) {
             Ok(proxy) => b = b.proxy(proxy),
             Err(e) => eprintln!(
@@ -149,6 +201,29 @@ pub fn redact_userinfo(p: &str) -> String {
         }
         _ => p.to_string(),
     }
+}
+
+/// `msg` with the password of `url` (a base URL `https://user:pass@host`) taken out: the
+/// `:pass@` of the URL as written, and the password itself (raw and decoded) when it is
+/// long enough not to hit ordinary words.
+pub fn hide_password(msg: &str, url: &str) -> String {
+    let Some(pass) = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.password().map(str::to_string))
+        .filter(|p| !p.is_empty())
+    else {
+        return msg.to_string();
+    };
+    let mut out = msg.replace(&format!(":{pass}@"), ":***@");
+    let decoded = percent_encoding::percent_decode_str(&pass)
+        .decode_utf8_lossy()
+        .into_owned();
+    for p in [pass, decoded] {
+        if p.len() >= 6 {
+            out = out.replace(&p, "***");
+        }
+    }
+    out
 }
 
 /// Whether a transport error is a certificate the roots do not trust (retrying cannot help;
@@ -191,6 +266,8 @@ mod tests {
         assert!(no_proxy_matches("example.com", "api.example.com"));
         assert!(no_proxy_matches(" .openai.com ,x", "api.openai.com"));
         assert!(no_proxy_matches("api.openai.com:443", "api.openai.com"));
+        assert!(no_proxy_matches("openai.com.", "api.openai.com"));
+        assert_eq!(proxy_for("https://localhost./x"), None);
         assert!(no_proxy_matches("*", "anything"));
         assert!(!no_proxy_matches("openai.com", "api.notopenai.com"));
         assert!(!no_proxy_matches("", "a"));
@@ -206,5 +283,17 @@ mod tests {
         assert!(!no_proxy_matches("10.0.0.0/33", "10.0.0.1"));
         assert!(is_loopback("127.0.0.1") && is_loopback("::1") && is_loopback("localhost"));
         assert!(!is_loopback("10.0.0.1"));
+    }
+
+    #[test]
+    fn passwords_are_hidden() {
+        let url = "https://me:s3cr%21t-pw@gw.example/v1";
+        let msg = format!("POST {url}/messages: refused; echo s3cr!t-pw");
+        let h = hide_password(&msg, url);
+        assert!(!h.contains("s3cr"), "{h}");
+        assert!(h.contains("https://me:***@gw.example/v1/messages"), "{h}");
+        assert_eq!(hide_password("x:a@y", "http://u:a@h/"), "x:***@y");
+        assert_eq!(hide_password("plain", "http://h/"), "plain");
+        assert_eq!(redact_userinfo(url), "https://me:***@gw.example/v1");
     }
 }

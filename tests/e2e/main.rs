@@ -6,6 +6,7 @@
 mod support;
 
 mod approvals;
+mod edges_net_hosts;
 mod background_tools;
 mod claude_code_compat;
 mod cli_extras;

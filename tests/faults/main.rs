@@ -7,6 +7,8 @@
 mod support;
 
 mod answer_ends;
+mod edges_net;
+mod edges_turns;
 mod ends;
 mod faults_disk;
 mod faults_fifo;

@@ -1,8 +1,11 @@
 //! kill -9 at 200 random moments of a scripted multi-turn session (tool calls + text,
 //! streamed in small deltas with ms delays), always on the same session so damage would
 //! accumulate. After every kill:
-//! - every JSONL file of the home (events, conversation, usage ledger, file history) ends
-//!   with a newline and every line is one JSON object (no torn line);
+//! - every line of every JSONL file of the home (events, conversation, usage ledger, file
+//!   history) is one JSON object, but for a last line the kill cut short (the kernel can end
+//!   a write at a page boundary; the next run sets such a tail aside), and after an unkilled
+//!   run every file ends with a newline;
+//! - `bash-agent usage` works on what the kill left and counts every whole ledger line;
 //! - conversation.jsonl never has a tool_use without its tool_result on the next line;
 //! - the next `--continue` run loads the session (a run that is not killed exits 0), and
 //!   every request the model received is well paired (the loader repairs nothing it
@@ -87,6 +90,8 @@ fn kill_dash_nine_at_200_random_moments() {
 
     let mut rng = Rng(0x005e_ed0f_4b1d);
     let (mut killed, mut finished) = (0, 0);
+    // Files a kill left with a cut last line (rare: a write crossing a page boundary).
+    let mut torn_after = 0;
     for i in 0..KILLS {
         let prompt = format!("turn {i}: continue");
         let mut child = run(&["--continue", &prompt]);
@@ -128,8 +133,39 @@ fn kill_dash_nine_at_200_random_moments() {
         // Only one session: --continue never forked off a new one.
         let sessions = std::fs::read_dir(env.project_dir()).unwrap().count();
         assert_eq!(sessions, 1, "run {i} created another session");
-        check_tree(&env.home);
+        if exited.is_some() {
+            check_tree(&env.home);
+        } else {
+            torn_after += check_tree_after_kill(&env.home).len();
+        }
         check_conversation(&sdir.join("conversation.jsonl"));
+        // `usage` reads whatever the kill left: every whole ledger line, no corrupt line
+        // (a cut last line is skipped; the next run sets it aside).
+        let u = env
+            .cmd()
+            .args(["usage", "--session", "K", "--json"])
+            .output()
+            .unwrap();
+        assert!(u.status.success(), "usage after run {i}: {}", stderr(&u));
+        assert!(
+            !stderr(&u).contains("corrupt"),
+            "usage after run {i}: {}",
+            stderr(&u)
+        );
+        // Every line ended by a newline, and a last one without it that is whole JSON
+        // (a kill that came between the object and its newline).
+        let ledger = std::fs::read(sdir.join("usage.jsonl")).unwrap_or_default();
+        let tail = ledger.rsplit(|b| *b == b'\n').next().unwrap_or_default();
+        let whole_lines = ledger.iter().filter(|b| **b == b'\n').count()
+            + usize::from(
+                serde_json::from_slice::<serde_json::Value>(tail).is_ok_and(|v| v.is_object()),
+            );
+        let calls: serde_json::Value = serde_json::from_slice(&u.stdout).unwrap();
+        assert_eq!(
+            calls["total"]["calls"].as_u64(),
+            Some(whole_lines as u64),
+            "usage after run {i}: {calls}"
+        );
     }
 
     // A last, unkilled --continue run loads whatever the kills left and finishes cleanly.
@@ -156,8 +192,9 @@ fn kill_dash_nine_at_200_random_moments() {
     );
     assert_eq!(evs.last().unwrap()["type"], "stop");
     eprintln!(
-        "kill -9: {killed} killed, {finished} finished; {} requests, {lines} JSONL lines, \
-         {conv_lines} conversation lines ({uses} tool uses) in {:.1} s",
+        "kill -9: {killed} killed, {finished} finished ({torn_after} files left with a cut last line); \
+         {} requests, {lines} JSONL lines, {conv_lines} conversation lines ({uses} tool uses) \
+         in {:.1} s",
         reqs.len(),
         t0.elapsed().as_secs_f64()
     );

@@ -79,6 +79,29 @@ pub fn check_jsonl(path: &Path) -> usize {
     n
 }
 
+/// [`check_tree`] right after a `kill -9`: a file's last line may be cut short — the
+/// kernel ends a `write(2)` between two page copies when SIGKILL arrives, so even a small
+/// whole-line append that crosses a page boundary can tear — but every line before it is
+/// whole JSON, and the next run sets the cut tail aside (`session/torn.rs`; events,
+/// conversation and the usage ledger alike). Returns the files that ended torn.
+pub fn check_tree_after_kill(root: &Path) -> Vec<PathBuf> {
+    let mut torn = Vec::new();
+    for p in jsonl_files(root) {
+        let bytes = std::fs::read(&p).unwrap_or_default();
+        if bytes.is_empty() || bytes.ends_with(b"\n") {
+            check_jsonl(&p);
+            continue;
+        }
+        let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let copy = p.with_extension("whole-part");
+        std::fs::write(&copy, &bytes[..whole]).unwrap();
+        check_jsonl(&copy);
+        std::fs::remove_file(&copy).unwrap();
+        torn.push(p);
+    }
+    torn
+}
+
 /// Every JSONL file under `root` is whole; events.jsonl lines all have a `type`.
 pub fn check_tree(root: &Path) -> usize {
     let mut n = 0;

@@ -24,6 +24,8 @@
 //! for r in off.mock.requests() { /* r["headers"]["host"], r["path"], r["auth_tail"] */ }
 //! assert_eq!(off.connects(), vec!["api.openai.com:443"]);
 //! ```
+//! Every request inside a tunnel must use the origin form as its target (checked when the
+//! harness is dropped, [`Official::assert_origin_form`]).
 //! A name the agent must never reach (any other host) is refused by the proxy and shows in
 //! [`Official::connects`].
 use super::Mock;
@@ -92,14 +94,33 @@ impl Official {
             .env("SSL_CERT_FILE", &self.ca_file);
     }
 
-    /// The CONNECT targets the agent asked for, in order (`host:port`).
+    /// The CONNECT targets the agent asked for, in order (`host:port`, followed by
+    /// ` auth=<Proxy-Authorization value>` when the proxy URL carried credentials).
     pub fn connects(&self) -> Vec<String> {
         self.connects.lock().unwrap().clone()
     }
 }
 
+impl Official {
+    /// Every request that came through a tunnel used the origin form (`/path?query`) as
+    /// its target, as a client talking to the origin does (RFC 9112 §3.2.1; ureq 2 sent
+    /// the absolute URL, issue 42). Checked by every test of this harness when it ends.
+    pub fn assert_origin_form(&self) {
+        for r in self.mock.requests() {
+            let t = r["target"].as_str().unwrap_or("");
+            assert!(
+                t.starts_with('/'),
+                "request target not in origin form: {t:?}"
+            );
+        }
+    }
+}
+
 impl Drop for Official {
     fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.assert_origin_form();
+        }
         self.stop.store(true, Ordering::SeqCst);
         let _ = TcpStream::connect(("127.0.0.1", self.port));
     }
@@ -151,10 +172,16 @@ fn tunnel(
     }
     let mut parts = line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let mut auth = String::new();
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
             break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            if k.eq_ignore_ascii_case("proxy-authorization") {
+                auth = v.trim().to_string();
+            }
         }
     }
     let mut conn = reader.into_inner();
@@ -162,8 +189,15 @@ fn tunnel(
         let _ = conn.write_all(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n");
         return;
     }
-    connects.lock().unwrap().push(target.to_string());
+    // `host:port`, and ` auth=<Proxy-Authorization>` when the agent sent one.
+    let entry = if auth.is_empty() {
+        target.to_string()
+    } else {
+        format!("{target} auth={auth}")
+    };
+    connects.lock().unwrap().push(entry);
     let host = target.rsplit_once(':').map_or(target, |(h, _)| h);
+    let host = host.trim_end_matches('.'); // a fully qualified name is the same host
     if !HOSTS.contains(&host) {
         // Never anywhere else: the test sees the attempt in `connects`.
         let _ = conn.write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");

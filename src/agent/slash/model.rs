@@ -8,7 +8,10 @@ use crate::provider::ProviderKind;
 /// The vendor whose models a run of this provider and base URL can use.
 fn vendor(ctx: &AgentCtx) -> Vendor {
     let p = &ctx.cfg.provider;
-    if p.base_url.contains("deepseek") {
+    // DeepSeek's own host, or a gateway named after it; by the parsed host, so a path or
+    // a password holding the word does not count.
+    let host = crate::provider::hosts::host(&p.base_url).unwrap_or_default();
+    if host.contains("deepseek") {
         Vendor::DeepSeek
     } else if p.kind == ProviderKind::Claude {
         Vendor::Anthropic
