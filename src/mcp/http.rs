@@ -25,6 +25,8 @@ pub struct HttpClient {
     session: Arc<Mutex<Option<String>>>,
     version: Arc<Mutex<String>>,
     next_id: AtomicU64,
+    /// OAuth (auth/): the bearer token, and what to do on a 401 or 403.
+    auth: Option<Arc<super::auth::Auth>>,
     /// Set by `notifications/tools/list_changed` seen in a response stream.
     pub tools_changed: Arc<AtomicBool>,
     /// What `initialize` returned.
@@ -44,6 +46,7 @@ struct Post {
     session: Arc<Mutex<Option<String>>>,
     version: Arc<Mutex<String>>,
     changed: Arc<AtomicBool>,
+    auth: Option<Arc<super::auth::Auth>>,
 }
 
 impl Post {
@@ -55,6 +58,9 @@ impl Post {
             .set("Accept", "application/json, text/event-stream");
         for (k, v) in &self.headers {
             r = r.set(k, v);
+        }
+        if let Some(h) = self.auth.as_ref().and_then(|a| a.header()) {
+            r = r.set("Authorization", &h);
         }
         if let Some(s) = lock(&self.session).as_ref() {
             r = r.set("Mcp-Session-Id", s);
@@ -68,10 +74,20 @@ impl Post {
 
     /// POST one message; for a request (`id` given) return its answer.
     fn send(&self, msg: &Value, id: Option<u64>, timeout: Duration) -> Result<Value, RpcError> {
-        let resp = self
-            .request("POST", timeout)
-            .set("Content-Type", "application/json")
-            .send_string(&msg.to_string());
+        let post = || {
+            self.request("POST", timeout)
+                .set("Content-Type", "application/json")
+                .send_string(&msg.to_string())
+        };
+        let mut resp = post();
+        // A 401, or a 403 asking for more scope, goes to the OAuth module (bounded: it gives
+        // up after a few sign-ins); the message is sent again with the new token.
+        while let (Some(a), Err(ureq::Error::Status(code @ (401 | 403), r))) = (&self.auth, &resp) {
+            if let Err(message) = a.challenge(*code, r.header("www-authenticate")) {
+                return Err(RpcError::Server { code: i64::from(*code), message });
+            }
+            resp = post();
+        }
         let resp = match resp {
             Ok(r) => r,
             Err(ureq::Error::Status(404, _)) if lock(&self.session).is_some() => {
@@ -194,6 +210,7 @@ impl HttpClient {
             session: self.session.clone(),
             version: self.version.clone(),
             changed: self.tools_changed.clone(),
+            auth: self.auth.clone(),
         }
     }
 
@@ -201,6 +218,7 @@ impl HttpClient {
     pub fn start(
         url: &str,
         headers: &[(String, String)],
+        auth: Option<Arc<super::auth::Auth>>,
         timeout: Duration,
         cancel: &Cancel,
     ) -> Result<HttpClient, String> {
@@ -215,6 +233,7 @@ impl HttpClient {
             session: Arc::new(Mutex::new(None)),
             version: Arc::new(Mutex::new(String::new())),
             next_id: AtomicU64::new(1),
+            auth,
             tools_changed: Arc::new(AtomicBool::new(false)),
             init: Value::Null,
         };

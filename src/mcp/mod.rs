@@ -6,6 +6,7 @@
 //! than the official `rmcp` SDK: rmcp is built on tokio, and the agent is threads and
 //! blocking I/O; a reader thread per server (or a worker per HTTP request) and a channel per
 //! request give the same protocol with no runtime.
+pub mod auth;
 pub mod client;
 pub mod config;
 mod conn;
@@ -172,7 +173,8 @@ fn start_one(
             )
         }
         Transport::Http { url, headers, .. } => {
-            Conn::Http(http::HttpClient::start(url, headers, timeout, &Cancel::new())?)
+            let auth = auth::for_server(&cfg.name, url, headers, &cfg.raw)?;
+            Conn::Http(http::HttpClient::start(url, headers, auth, timeout, &Cancel::new())?)
         }
         Transport::Stdio {
             command,
@@ -416,7 +418,11 @@ impl Drop for Mcp {
 
 /// Start one server, ping it, list its tools and end it (`bash-agent mcp get`).
 pub fn probe(cfg: &ServerConfig, cwd: &Path) -> Result<Vec<McpTool>, String> {
-    let timeout = env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT);
+    probe_within(cfg, cwd, env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT))
+}
+
+/// [`probe`] with its own timeout (`mcp login` waits for a person in the browser).
+pub fn probe_within(cfg: &ServerConfig, cwd: &Path, timeout: Duration) -> Result<Vec<McpTool>, String> {
     let (c, tools) = start_one(cfg, cwd, timeout)?;
     if !c.ping(timeout) {
         return Err("the server does not answer ping".into());
