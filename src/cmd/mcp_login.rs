@@ -45,7 +45,10 @@ pub fn run(cwd: &Path, name: &str, login: bool) -> Result {
     let tools = crate::mcp::probe_within(&server, cwd, Duration::from_secs(330))
         .map_err(|e| Error::runtime(format!("MCP server {name}: {e}")))?;
     match crate::mcp::auth::status(name, &url) {
-        Some(_) => println!("Signed in to MCP server {name}: connected, {} tool(s)", tools.len()),
+        Some(_) => println!(
+            "Signed in to MCP server {name}: connected, {} tool(s)",
+            tools.len()
+        ),
         None => println!(
             "MCP server {name} did not ask for sign-in: connected, {} tool(s)",
             tools.len()

@@ -84,7 +84,10 @@ impl Post {
         // up after a few sign-ins); the message is sent again with the new token.
         while let (Some(a), Err(ureq::Error::Status(code @ (401 | 403), r))) = (&self.auth, &resp) {
             if let Err(message) = a.challenge(*code, r.header("www-authenticate")) {
-                return Err(RpcError::Server { code: i64::from(*code), message });
+                return Err(RpcError::Server {
+                    code: i64::from(*code),
+                    message,
+                });
             }
             resp = post();
         }

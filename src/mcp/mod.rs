@@ -418,11 +418,19 @@ impl Drop for Mcp {
 
 /// Start one server, ping it, list its tools and end it (`bash-agent mcp get`).
 pub fn probe(cfg: &ServerConfig, cwd: &Path) -> Result<Vec<McpTool>, String> {
-    probe_within(cfg, cwd, env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT))
+    probe_within(
+        cfg,
+        cwd,
+        env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT),
+    )
 }
 
 /// [`probe`] with its own timeout (`mcp login` waits for a person in the browser).
-pub fn probe_within(cfg: &ServerConfig, cwd: &Path, timeout: Duration) -> Result<Vec<McpTool>, String> {
+pub fn probe_within(
+    cfg: &ServerConfig,
+    cwd: &Path,
+    timeout: Duration,
+) -> Result<Vec<McpTool>, String> {
     let (c, tools) = start_one(cfg, cwd, timeout)?;
     if !c.ping(timeout) {
         return Err("the server does not answer ping".into());

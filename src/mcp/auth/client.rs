@@ -79,7 +79,10 @@ pub fn identify(s: &Settings, d: &Discovered, redirect: &str) -> Result<Registra
         .get("client_secret")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let method = match (v.get("token_endpoint_auth_method").and_then(Value::as_str), &secret) {
+    let method = match (
+        v.get("token_endpoint_auth_method").and_then(Value::as_str),
+        &secret,
+    ) {
         (Some(m), _) => m.to_string(),
         (None, Some(_)) => secret_method(d).to_string(),
         (None, None) => "none".to_string(),
@@ -100,7 +103,12 @@ fn words(s: &str) -> Vec<String> {
 /// the resource's `scopes_supported`, else none (the parameter is left out); plus
 /// `offline_access` when the authorization server lists it (a refresh token, SEP-2207),
 /// plus what was asked for before (step-up keeps the earlier scopes).
-pub fn scopes(s: &Settings, challenge: Option<&str>, d: &Discovered, before: &str) -> Option<String> {
+pub fn scopes(
+    s: &Settings,
+    challenge: Option<&str>,
+    d: &Discovered,
+    before: &str,
+) -> Option<String> {
     let mut out: Vec<String> = if let Some(x) = &s.scopes {
         words(x)
     } else if let Some(c) = challenge.filter(|c| !c.trim().is_empty()) {
@@ -116,7 +124,9 @@ pub fn scopes(s: &Settings, challenge: Option<&str>, d: &Discovered, before: &st
             out.push(w);
         }
     }
-    if d.as_scopes.iter().any(|x| x == "offline_access") && !out.iter().any(|x| x == "offline_access") {
+    if d.as_scopes.iter().any(|x| x == "offline_access")
+        && !out.iter().any(|x| x == "offline_access")
+    {
         out.push("offline_access".into());
     }
     Some(out.join(" "))
@@ -142,6 +152,9 @@ mod tests {
             scopes_supported: vec!["a".into()],
             ..Default::default()
         };
-        assert_eq!(scopes(&s, None, &off, "").as_deref(), Some("a offline_access"));
+        assert_eq!(
+            scopes(&s, None, &off, "").as_deref(),
+            Some("a offline_access")
+        );
     }
 }

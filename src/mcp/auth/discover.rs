@@ -86,7 +86,11 @@ pub struct Discovered {
 fn strs(v: &Value, k: &str) -> Vec<String> {
     v.get(k)
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -110,7 +114,9 @@ fn resource_covers(resource: &url::Url, server: &url::Url) -> bool {
 /// well-known URL. `None` when the server publishes none (2025-03-26 servers).
 fn protected_resource(server: &url::Url, ch: &Challenge) -> Result<Option<Value>, String> {
     if let Some(u) = &ch.resource_metadata {
-        let u = server.join(u).map_err(|e| format!("bad resource_metadata URL: {e}"))?;
+        let u = server
+            .join(u)
+            .map_err(|e| format!("bad resource_metadata URL: {e}"))?;
         return net::get_json(u.as_str());
     }
     let mut tries = Vec::new();
@@ -166,7 +172,9 @@ pub fn discover(server_url: &str, ch: &Challenge) -> Result<Discovered, String> 
             }
             d.scopes_supported = strs(&prm, "scopes_supported");
             let a = strs(&prm, "authorization_servers");
-            let first = a.first().ok_or("the server's metadata names no authorization server")?;
+            let first = a
+                .first()
+                .ok_or("the server's metadata names no authorization server")?;
             net::check_url(first)?
         }
         // 2025-03-26: the MCP server's origin is the authorization server.
@@ -195,16 +203,28 @@ pub fn discover(server_url: &str, ch: &Challenge) -> Result<Discovered, String> 
     };
     let s = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
     d.issuer = s("issuer").unwrap_or_else(|| issuer.to_string());
-    d.authorization_endpoint = s("authorization_endpoint").ok_or("the authorization server's metadata has no authorization_endpoint")?;
-    d.token_endpoint = s("token_endpoint").ok_or("the authorization server's metadata has no token_endpoint")?;
+    d.authorization_endpoint = s("authorization_endpoint")
+        .ok_or("the authorization server's metadata has no authorization_endpoint")?;
+    d.token_endpoint =
+        s("token_endpoint").ok_or("the authorization server's metadata has no token_endpoint")?;
     d.registration_endpoint = s("registration_endpoint");
-    for e in [Some(&d.authorization_endpoint), Some(&d.token_endpoint), d.registration_endpoint.as_ref()].into_iter().flatten() {
+    for e in [
+        Some(&d.authorization_endpoint),
+        Some(&d.token_endpoint),
+        d.registration_endpoint.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
         net::check_url(e)?;
     }
     d.token_auth_methods = strs(&m, "token_endpoint_auth_methods_supported");
     d.grant_types = strs(&m, "grant_types_supported");
     d.as_scopes = strs(&m, "scopes_supported");
-    d.cimd_supported = m.get("client_id_metadata_document_supported").and_then(Value::as_bool) == Some(true);
+    d.cimd_supported = m
+        .get("client_id_metadata_document_supported")
+        .and_then(Value::as_bool)
+        == Some(true);
     let methods = strs(&m, "code_challenge_methods_supported");
     if !methods.is_empty() && !methods.iter().any(|x| x == "S256") {
         return Err("the authorization server does not support PKCE S256; not signing in".into());
@@ -218,19 +238,26 @@ mod tests {
 
     #[test]
     fn challenge_parameters() {
-        let c = parse_challenge(r#"Bearer error="insufficient_scope", scope="a b", resource_metadata="https://x/y""#);
+        let c = parse_challenge(
+            r#"Bearer error="insufficient_scope", scope="a b", resource_metadata="https://x/y""#,
+        );
         assert_eq!(c.scope.as_deref(), Some("a b"));
         assert_eq!(c.error.as_deref(), Some("insufficient_scope"));
         assert_eq!(c.resource_metadata.as_deref(), Some("https://x/y"));
         assert_eq!(parse_challenge("Basic realm=x"), Challenge::default());
-        assert_eq!(parse_challenge(r#"Bearer scope=plain"#).scope.as_deref(), Some("plain"));
+        assert_eq!(
+            parse_challenge(r#"Bearer scope=plain"#).scope.as_deref(),
+            Some("plain")
+        );
     }
 
     #[test]
     fn resource_must_cover_the_server() {
         let s = url::Url::parse("http://localhost:1/mcp").unwrap();
         let ok = |r: &str| resource_covers(&url::Url::parse(r).unwrap(), &s);
-        assert!(ok("http://localhost:1/mcp") && ok("http://localhost:1") && ok("http://localhost:1/"));
+        assert!(
+            ok("http://localhost:1/mcp") && ok("http://localhost:1") && ok("http://localhost:1/")
+        );
         assert!(!ok("https://evil.example.com/mcp") && !ok("http://localhost:1/other"));
     }
 

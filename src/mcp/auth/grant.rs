@@ -25,10 +25,14 @@ fn say(e: TokenError) -> String {
                 .error_description()
                 .map(|d| d.chars().take(200).collect())
                 .unwrap_or_default();
-            format!("the token endpoint refused: {} {d}", r.error()).trim().to_string()
+            format!("the token endpoint refused: {} {d}", r.error())
+                .trim()
+                .to_string()
         }
         RequestTokenError::Request(e) => e.0,
-        RequestTokenError::Parse(e, _) => format!("the token endpoint's answer is not a token: {e}"),
+        RequestTokenError::Parse(e, _) => {
+            format!("the token endpoint's answer is not a token: {e}")
+        }
         RequestTokenError::Other(s) => s,
     }
 }
@@ -90,7 +94,11 @@ pub fn authorization_code(
     let browser = loopback::open_browser(url.as_str());
     eprintln!(
         "bash-agent: sign in to MCP server {name}{}:\n  {url}",
-        if browser.is_some() { " (opening your browser)" } else { " by opening this URL in a browser on this machine" }
+        if browser.is_some() {
+            " (opening your browser)"
+        } else {
+            " by opening this URL in a browser on this machine"
+        }
     );
     let code = listener.wait(state.secret(), BROWSER_WAIT);
     loopback::end(browser);
@@ -124,7 +132,11 @@ pub fn refresh(saved: &mut Saved) -> Result<(), String> {
 }
 
 /// Client credentials (a headless client with its own secret; no person, no browser).
-pub fn client_credentials(saved: &mut Saved, reg: &Registration, scope: Option<&str>) -> Result<(), String> {
+pub fn client_credentials(
+    saved: &mut Saved,
+    reg: &Registration,
+    scope: Option<&str>,
+) -> Result<(), String> {
     let mut client = BasicClient::new(ClientId::new(reg.client_id.clone()))
         .set_token_uri(token_url(&saved.token_endpoint)?)
         .set_auth_type(auth_type(&reg.method));

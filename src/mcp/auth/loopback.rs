@@ -18,8 +18,9 @@ pub struct Listener {
 impl Listener {
     /// Bind 127.0.0.1 on `port` (0 = any free one).
     pub fn bind(port: u16) -> Result<Listener, String> {
-        let l = TcpListener::bind(("127.0.0.1", port))
-            .map_err(|e| format!("cannot listen on 127.0.0.1:{port} for the sign-in redirect: {e}"))?;
+        let l = TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
+            format!("cannot listen on 127.0.0.1:{port} for the sign-in redirect: {e}")
+        })?;
         let port = l.local_addr().map_err(|e| e.to_string())?.port();
         l.set_nonblocking(true).map_err(|e| e.to_string())?;
         Ok(Listener { l, port })
@@ -80,18 +81,38 @@ fn answer(s: TcpStream, state: &str) -> Option<Result<String, String>> {
         reply(&s, "404 Not Found", "Not found.");
         return None;
     }
-    let q = |k: &str| u.query_pairs().find(|(n, _)| n == k).map(|(_, v)| v.into_owned());
+    let q = |k: &str| {
+        u.query_pairs()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.into_owned())
+    };
     let res = if q("state").as_deref() != Some(state) {
-        Err("the sign-in answer's state did not match (a stale or forged redirect); not accepted".to_string())
+        Err(
+            "the sign-in answer's state did not match (a stale or forged redirect); not accepted"
+                .to_string(),
+        )
     } else if let Some(e) = q("error") {
         let d = q("error_description").unwrap_or_default();
-        Err(format!("the authorization server refused: {e} {}", d.chars().take(200).collect::<String>()).trim().to_string())
+        Err(format!(
+            "the authorization server refused: {e} {}",
+            d.chars().take(200).collect::<String>()
+        )
+        .trim()
+        .to_string())
     } else {
         q("code").ok_or_else(|| "the sign-in answer carried no code".to_string())
     };
     match &res {
-        Ok(_) => reply(&s, "200 OK", "Signed in. You can close this tab and return to bash-agent."),
-        Err(_) => reply(&s, "400 Bad Request", "Sign-in failed; see bash-agent for why."),
+        Ok(_) => reply(
+            &s,
+            "200 OK",
+            "Signed in. You can close this tab and return to bash-agent.",
+        ),
+        Err(_) => reply(
+            &s,
+            "400 Bad Request",
+            "Sign-in failed; see bash-agent for why.",
+        ),
     }
     Some(res)
 }
@@ -101,7 +122,9 @@ fn answer(s: TcpStream, state: &str) -> Option<Result<String, String>> {
 pub fn open_browser(url: &str) -> Option<std::process::Child> {
     let cmd = match std::env::var("BROWSER") {
         Ok(b) if !b.trim().is_empty() => b,
-        _ if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() => {
+        _ if std::env::var_os("DISPLAY").is_some()
+            || std::env::var_os("WAYLAND_DISPLAY").is_some() =>
+        {
             "xdg-open".to_string()
         }
         _ => return None,

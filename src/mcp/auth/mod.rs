@@ -44,7 +44,11 @@ impl Settings {
             client_secret: s("clientSecret")?,
             metadata_url: s("clientMetadataUrl")?,
             scopes: s("scopes")?,
-            callback_port: o.get("callbackPort").and_then(Value::as_u64).unwrap_or(0).min(65535) as u16,
+            callback_port: o
+                .get("callbackPort")
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                .min(65535) as u16,
             client_credentials: s("grant")?.as_deref() == Some("client_credentials"),
         })
     }
@@ -125,19 +129,32 @@ impl Auth {
         let ch = discover::parse_challenge(www.unwrap_or(""));
         let step_up = status == 403;
         if step_up && ch.error.as_deref() != Some("insufficient_scope") {
-            return Err(format!("HTTP 403: the server refuses this request{}", ch.error.map(|e| format!(" ({e})")).unwrap_or_default()));
+            return Err(format!(
+                "HTTP 403: the server refuses this request{}",
+                ch.error.map(|e| format!(" ({e})")).unwrap_or_default()
+            ));
         }
         let mut st = self.lock();
         st.sign_ins += 1;
         if st.sign_ins > MAX_SIGN_INS {
-            return Err(format!("MCP server {}: still refused after {MAX_SIGN_INS} sign-ins; giving up", self.name));
+            return Err(format!(
+                "MCP server {}: still refused after {MAX_SIGN_INS} sign-ins; giving up",
+                self.name
+            ));
         }
         let before = st.saved.clone();
         if step_up {
             let granted = before.as_ref().map(|s| s.scope.clone()).unwrap_or_default();
             let needed = ch.scope.clone().unwrap_or_default();
-            if !needed.is_empty() && needed.split_whitespace().all(|w| granted.split_whitespace().any(|g| g == w)) {
-                return Err(format!("MCP server {}: refused even with the scope it asks for ({needed})", self.name));
+            if !needed.is_empty()
+                && needed
+                    .split_whitespace()
+                    .all(|w| granted.split_whitespace().any(|g| g == w))
+            {
+                return Err(format!(
+                    "MCP server {}: refused even with the scope it asks for ({needed})",
+                    self.name
+                ));
             }
         } else if let Some(s) = before.as_ref().filter(|s| s.refresh_token.is_some()) {
             let mut next = s.clone();
@@ -154,9 +171,18 @@ impl Auth {
     }
 
     /// Discovery, client identification and a grant; the new sign-in.
-    fn sign_in(&self, ch: &discover::Challenge, before: Option<&store::Saved>, step_up: bool) -> Result<store::Saved, String> {
+    fn sign_in(
+        &self,
+        ch: &discover::Challenge,
+        before: Option<&store::Saved>,
+        step_up: bool,
+    ) -> Result<store::Saved, String> {
         let d = discover::discover(&self.url, ch)?;
-        let before_scope = if step_up { before.map(|s| s.scope.as_str()).unwrap_or("") } else { "" };
+        let before_scope = if step_up {
+            before.map(|s| s.scope.as_str()).unwrap_or("")
+        } else {
+            ""
+        };
         let scope = client::scopes(&self.settings, ch.scope.as_deref(), &d, before_scope);
         let mut saved = store::Saved {
             url: self.url.clone(),
@@ -164,9 +190,12 @@ impl Auth {
             token_endpoint: d.token_endpoint.clone(),
             ..Default::default()
         };
-        let has_code = d.grant_types.is_empty() || d.grant_types.iter().any(|g| g == "authorization_code");
+        let has_code =
+            d.grant_types.is_empty() || d.grant_types.iter().any(|g| g == "authorization_code");
         let cc = self.settings.client_credentials
-            || (!has_code && d.grant_types.iter().any(|g| g == "client_credentials") && self.settings.client_secret.is_some());
+            || (!has_code
+                && d.grant_types.iter().any(|g| g == "client_credentials")
+                && self.settings.client_secret.is_some());
         if cc {
             let reg = client::identify(&self.settings, &d, "")?;
             grant::client_credentials(&mut saved, &reg, scope.as_deref())?;
@@ -174,29 +203,50 @@ impl Auth {
             return Ok(saved);
         }
         if !browser_allowed() {
-            return Err(self.needs_login(if step_up { "more access" } else { "no valid token" }));
+            return Err(self.needs_login(if step_up {
+                "more access"
+            } else {
+                "no valid token"
+            }));
         }
         // A dynamic registration from before is reused when its redirect port is free.
-        let old = before.filter(|b| b.token_endpoint == d.token_endpoint && b.redirect_uri.is_some());
+        let old =
+            before.filter(|b| b.token_endpoint == d.token_endpoint && b.redirect_uri.is_some());
         let old_port = old
             .and_then(|b| url::Url::parse(b.redirect_uri.as_deref().unwrap_or("")).ok())
             .and_then(|u| u.port());
-        let port = if self.settings.callback_port != 0 { self.settings.callback_port } else { old_port.unwrap_or(0) };
+        let port = if self.settings.callback_port != 0 {
+            self.settings.callback_port
+        } else {
+            old_port.unwrap_or(0)
+        };
         let listener = match loopback::Listener::bind(port) {
             Ok(l) => l,
             Err(_) if self.settings.callback_port == 0 && port != 0 => loopback::Listener::bind(0)?,
             Err(e) => return Err(e),
         };
         let reg = match old {
-            Some(b) if self.settings.client_id.is_none() && b.redirect_uri.as_deref() == Some(&listener.redirect_uri()) => client::Registration {
-                client_id: b.client_id.clone(),
-                secret: b.client_secret.clone(),
-                method: b.auth_method.clone(),
-                redirect_uri: b.redirect_uri.clone(),
-            },
+            Some(b)
+                if self.settings.client_id.is_none()
+                    && b.redirect_uri.as_deref() == Some(&listener.redirect_uri()) =>
+            {
+                client::Registration {
+                    client_id: b.client_id.clone(),
+                    secret: b.client_secret.clone(),
+                    method: b.auth_method.clone(),
+                    redirect_uri: b.redirect_uri.clone(),
+                }
+            }
             _ => client::identify(&self.settings, &d, &listener.redirect_uri())?,
         };
-        grant::authorization_code(&self.name, &d.authorization_endpoint, &mut saved, &reg, listener, scope.as_deref())?;
+        grant::authorization_code(
+            &self.name,
+            &d.authorization_endpoint,
+            &mut saved,
+            &reg,
+            listener,
+            scope.as_deref(),
+        )?;
         fill(&mut saved, &reg);
         Ok(saved)
     }
@@ -240,9 +290,19 @@ pub fn forget_tokens(name: &str, url: &str) {
 
 /// The authorization of an http server, unless its entry sends its own `Authorization`
 /// header (a static token: OAuth stays out of the way).
-pub fn for_server(name: &str, url: &str, headers: &[(String, String)], raw: &Value) -> Result<Option<std::sync::Arc<Auth>>, String> {
-    if headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
+pub fn for_server(
+    name: &str,
+    url: &str,
+    headers: &[(String, String)],
+    raw: &Value,
+) -> Result<Option<std::sync::Arc<Auth>>, String> {
+    if headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+    {
         return Ok(None);
     }
-    Auth::new(name, url, raw).map(|a| Some(std::sync::Arc::new(a))).map_err(|e| format!("oauth: {e}"))
+    Auth::new(name, url, raw)
+        .map(|a| Some(std::sync::Arc::new(a)))
+        .map_err(|e| format!("oauth: {e}"))
 }

@@ -53,7 +53,12 @@ pub struct Answer {
 }
 
 /// One request; a 3xx is returned like any other status (never followed).
-pub fn call(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&[u8]>) -> Result<Answer, String> {
+pub fn call(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> Result<Answer, String> {
     check_url(url)?;
     let mut r = agent(url).request(method, url);
     for (k, v) in headers {
@@ -77,17 +82,31 @@ pub fn call(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&[u8
     if body.len() as u64 > MAX_BODY {
         return Err(format!("the answer of {url} is larger than 1 MiB"));
     }
-    Ok(Answer { status, body, content_type })
+    Ok(Answer {
+        status,
+        body,
+        content_type,
+    })
 }
 
 /// GET a JSON document: `Ok(None)` for a 4xx (absent), an error for anything odd.
 pub fn get_json(url: &str) -> Result<Option<Value>, String> {
-    let a = call("GET", url, &[("Accept", "application/json"), ("MCP-Protocol-Version", "2025-11-25")], None)?;
+    let a = call(
+        "GET",
+        url,
+        &[
+            ("Accept", "application/json"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        None,
+    )?;
     match a.status {
         200 => serde_json::from_slice(&a.body)
             .map(Some)
             .map_err(|e| format!("{url} did not answer JSON: {e}")),
-        300..=399 => Err(format!("{url} redirected elsewhere; redirects are not followed")),
+        300..=399 => Err(format!(
+            "{url} redirected elsewhere; redirects are not followed"
+        )),
         400..=499 => Ok(None),
         s => Err(format!("{url} answered HTTP {s}")),
     }
@@ -98,7 +117,10 @@ pub fn post_json(url: &str, body: &Value) -> Result<Value, String> {
     let a = call(
         "POST",
         url,
-        &[("Content-Type", "application/json"), ("Accept", "application/json")],
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json"),
+        ],
         Some(body.to_string().as_bytes()),
     )?;
     if !(200..300).contains(&a.status) {
@@ -129,10 +151,15 @@ impl oauth2::SyncHttpClient for Http {
             .iter()
             .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
             .collect();
-        let hs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let hs: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
         let a = call(req.method().as_str(), &url, &hs, Some(req.body())).map_err(NetError)?;
         if (300..400).contains(&a.status) {
-            return Err(NetError(format!("{url} redirected elsewhere; redirects are not followed")));
+            return Err(NetError(format!(
+                "{url} redirected elsewhere; redirects are not followed"
+            )));
         }
         let mut b = http::Response::builder().status(a.status);
         if !a.content_type.is_empty() {
