@@ -74,23 +74,23 @@ impl Post {
 
     /// POST one message; for a request (`id` given) return its answer.
     fn send(&self, msg: &Value, id: Option<u64>, timeout: Duration) -> Result<Value, RpcError> {
-        let post = || {
-            self.request("POST", timeout)
-                .set("Content-Type", "application/json")
-                .send_string(&msg.to_string())
-        };
-        let mut resp = post();
         // A 401, or a 403 asking for more scope, goes to the OAuth module (bounded: it gives
         // up after a few sign-ins); the message is sent again with the new token.
-        while let (Some(a), Err(ureq::Error::Status(code @ (401 | 403), r))) = (&self.auth, &resp) {
-            if let Err(message) = a.challenge(*code, r.header("www-authenticate")) {
-                return Err(RpcError::Server {
-                    code: i64::from(*code),
-                    message,
-                });
+        let resp = loop {
+            let r = self
+                .request("POST", timeout)
+                .set("Content-Type", "application/json")
+                .send_string(&msg.to_string());
+            match (&self.auth, r) {
+                (Some(a), Err(ureq::Error::Status(code @ (401 | 403), r))) => {
+                    if let Err(message) = a.challenge(code, r.header("www-authenticate")) {
+                        let code = i64::from(code);
+                        return Err(RpcError::Server { code, message });
+                    }
+                }
+                (_, r) => break r,
             }
-            resp = post();
-        }
+        };
         let resp = match resp {
             Ok(r) => r,
             Err(ureq::Error::Status(404, _)) if lock(&self.session).is_some() => {
