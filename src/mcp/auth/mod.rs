@@ -177,6 +177,17 @@ impl Auth {
         before: Option<&store::Saved>,
         step_up: bool,
     ) -> Result<store::Saved, String> {
+        // Nothing to sign in with here: say so at once, without a request.
+        if !browser_allowed()
+            && !self.settings.client_credentials
+            && self.settings.client_secret.is_none()
+        {
+            return Err(self.needs_login(if step_up {
+                "more access"
+            } else {
+                "no valid token"
+            }));
+        }
         let d = discover::discover(&self.url, ch)?;
         let before_scope = if step_up {
             before.map(|s| s.scope.as_str()).unwrap_or("")
@@ -306,3 +317,6 @@ pub fn for_server(
         .map(|a| Some(std::sync::Arc::new(a)))
         .map_err(|e| format!("oauth: {e}"))
 }
+
+#[cfg(test)]
+mod tests;

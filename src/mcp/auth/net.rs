@@ -34,12 +34,12 @@ pub fn is_loopback(u: &url::Url) -> bool {
     }
 }
 
-fn agent(url: &str) -> ureq::Agent {
+fn agent(url: &str, timeout: Duration) -> ureq::Agent {
     crate::util::net::configure(
         ureq::AgentBuilder::new()
             .redirects(0)
-            .timeout_connect(Duration::from_secs(10))
-            .timeout(TIMEOUT),
+            .timeout_connect(timeout.min(Duration::from_secs(10)))
+            .timeout(timeout),
         url,
     )
     .build()
@@ -59,8 +59,19 @@ pub fn call(
     headers: &[(&str, &str)],
     body: Option<&[u8]>,
 ) -> Result<Answer, String> {
+    call_within(method, url, headers, body, TIMEOUT)
+}
+
+/// [`call`] with its own bound on the whole request.
+pub fn call_within(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+    timeout: Duration,
+) -> Result<Answer, String> {
     check_url(url)?;
-    let mut r = agent(url).request(method, url);
+    let mut r = agent(url, timeout).request(method, url);
     for (k, v) in headers {
         r = r.set(k, v);
     }
