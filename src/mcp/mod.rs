@@ -14,6 +14,7 @@ pub mod http;
 mod lines;
 mod names;
 pub mod result;
+mod status;
 
 use crate::util::cancel::Cancel;
 use client::{Client, RpcError, Spawn};

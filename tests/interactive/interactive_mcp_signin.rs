@@ -3,7 +3,7 @@
 //! `bash-agent mcp login srv` in a terminal with no browser prints the URL (as over SSH),
 //! the person opens it (here: the test follows it), the loopback listener takes the code,
 //! and the token is stored 0600 under the user's home; `mcp list` says signed in; an
-//! interactive session uses the server's tool; the token never reaches the model, the
+//! interactive session uses the server's tool and `/mcp` shows the state; the token never reaches the model, the
 //! events or the project; `mcp logout` forgets it.
 use crate::support::oauth_server::OAuthServer;
 use crate::support::tmux::{have_tmux, Run, Tmux};
@@ -144,6 +144,15 @@ fn sign_in_use_and_sign_out_of_an_oauth_mcp_server() {
         "the answer",
         30,
         || t.screen(w).contains("You are the tester."),
+        diag,
+    );
+    // `/mcp` shows the server and its sign-in state.
+    t.type_text(w, "/mcp");
+    t.keys(w, &["Enter"]);
+    wait_until_or(
+        "/mcp",
+        30,
+        || t.screen(w).contains("srv  connected, 1 tool(s); signed in"),
         diag,
     );
     let reqs = mock.requests();
