@@ -41,12 +41,11 @@ const SCENARIOS: &[&str] = &[
 ];
 
 /// Known failures: the streamable-HTTP scenarios (server requests on the GET stream,
-/// resumption; another branch), and the extension grants bash-agent does not do
-/// (private_key_jwt client assertions, SEP-990 enterprise token exchange).
+/// resumption; another branch), and the extension grant bash-agent does not do (SEP-990
+/// enterprise token exchange).
 const EXPECTED_FAIL: &[&str] = &[
     "elicitation-sep1034-client-defaults",
     "sse-retry",
-    "auth/client-credentials-jwt",
     "auth/cross-app-access-complete-flow",
 ];
 

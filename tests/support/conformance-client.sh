@@ -3,8 +3,8 @@
 # with the scenario server's URL as the last argument, MCP_CONFORMANCE_SCENARIO and, for
 # some scenarios, MCP_CONFORMANCE_CONTEXT (a pre-registered client's id and secret). It
 # configures that URL as the http MCP server "srv" in a fresh BASH_AGENT_HOME (an entry's
-# `oauth` object from the context, as a user would write it), starts the bundled scripted
-# model, and runs bash-agent headless: the model calls the server's tool. The sign-in is
+# `oauth` object from the context, as a user would write it: a client's id, secret or key),
+# starts the bundled scripted model, and runs bash-agent headless: the model calls the server's tool. The sign-in is
 # done by an automated "browser" (curl following the authorization server's redirect to
 # bash-agent's loopback listener), allowed by BASH_AGENT_MCP_BROWSER_SIGN_IN=1.
 set -u
@@ -28,6 +28,11 @@ if ctx.get("client_id"):
     oauth["clientId"] = ctx["client_id"]
 if ctx.get("client_secret"):
     oauth["clientSecret"] = ctx["client_secret"]
+if ctx.get("private_key_pem"):
+    key = os.path.join(home, ".bash-agent", "client-key.pem")
+    with open(key, "w") as f:
+        f.write(ctx["private_key_pem"])
+    oauth["privateKeyFile"] = key
 if scenario.startswith("auth/client-credentials"):
     oauth["grant"] = "client_credentials"
 settings = {"mcpServers": {"srv": {"type": "http", "url": url, "oauth": oauth}}}

@@ -131,11 +131,13 @@ pub fn refresh(saved: &mut Saved) -> Result<(), String> {
     Ok(())
 }
 
-/// Client credentials (a headless client with its own secret; no person, no browser).
+/// Client credentials (a headless client with its own secret, or its own key: `assertion`
+/// is a signed `private_key_jwt` client assertion; no person, no browser).
 pub fn client_credentials(
     saved: &mut Saved,
     reg: &Registration,
     scope: Option<&str>,
+    assertion: Option<String>,
 ) -> Result<(), String> {
     let mut client = BasicClient::new(ClientId::new(reg.client_id.clone()))
         .set_token_uri(token_url(&saved.token_endpoint)?)
@@ -146,6 +148,14 @@ pub fn client_credentials(
     let mut req = client
         .exchange_client_credentials()
         .add_extra_param("resource", saved.resource.clone());
+    if let Some(a) = assertion {
+        req = req
+            .add_extra_param(
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            )
+            .add_extra_param("client_assertion", a);
+    }
     if let Some(s) = scope {
         req = req.add_scope(Scope::new(s.to_string()));
     }

@@ -8,6 +8,7 @@
 mod client;
 mod discover;
 mod grant;
+mod jwt;
 mod loopback;
 mod net;
 mod store;
@@ -26,6 +27,8 @@ pub struct Settings {
     pub callback_port: u16,
     /// `"grant": "client_credentials"`: no browser ever; the client's own secret.
     pub client_credentials: bool,
+    /// `privateKeyFile`: a PEM key for `private_key_jwt` client assertions.
+    pub private_key_file: Option<String>,
 }
 
 impl Settings {
@@ -50,6 +53,7 @@ impl Settings {
                 .unwrap_or(0)
                 .min(65535) as u16,
             client_credentials: s("grant")?.as_deref() == Some("client_credentials"),
+            private_key_file: s("privateKeyFile")?,
         })
     }
 }
@@ -209,7 +213,15 @@ impl Auth {
                 && self.settings.client_secret.is_some());
         if cc {
             let reg = client::identify(&self.settings, &d, "")?;
-            grant::client_credentials(&mut saved, &reg, scope.as_deref())?;
+            let assertion = match &self.settings.private_key_file {
+                Some(f) => {
+                    let pem = std::fs::read_to_string(f)
+                        .map_err(|e| format!("privateKeyFile {f}: {e}"))?;
+                    Some(jwt::assertion(&pem, &reg.client_id, &d.issuer)?)
+                }
+                None => None,
+            };
+            grant::client_credentials(&mut saved, &reg, scope.as_deref(), assertion)?;
             fill(&mut saved, &reg);
             return Ok(saved);
         }
