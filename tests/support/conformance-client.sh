@@ -33,6 +33,10 @@ if ctx.get("private_key_pem"):
     with open(key, "w") as f:
         f.write(ctx["private_key_pem"])
     oauth["privateKeyFile"] = key
+if ctx.get("idp_id_token"):
+    oauth["idpTokenEndpoint"] = ctx["idp_token_endpoint"]
+    oauth["idpClientId"] = ctx.get("idp_client_id", "")
+    oauth["idpIdToken"] = ctx["idp_id_token"]
 if scenario.startswith("auth/client-credentials"):
     oauth["grant"] = "client_credentials"
 settings = {"mcpServers": {"srv": {"type": "http", "url": url, "oauth": oauth}}}

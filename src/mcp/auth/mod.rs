@@ -7,6 +7,7 @@
 //! for an automated browser); any other run fails at once, naming that command.
 mod client;
 mod discover;
+mod enterprise;
 mod grant;
 mod jwt;
 mod loopback;
@@ -29,6 +30,8 @@ pub struct Settings {
     pub client_credentials: bool,
     /// `privateKeyFile`: a PEM key for `private_key_jwt` client assertions.
     pub private_key_file: Option<String>,
+    /// `idpTokenEndpoint` / `idpClientId` / `idpIdToken`: enterprise-managed sign-in.
+    pub idp: Option<enterprise::Idp>,
 }
 
 impl Settings {
@@ -54,6 +57,14 @@ impl Settings {
                 .min(65535) as u16,
             client_credentials: s("grant")?.as_deref() == Some("client_credentials"),
             private_key_file: s("privateKeyFile")?,
+            idp: match (s("idpTokenEndpoint")?, s("idpIdToken")?) {
+                (Some(token_endpoint), Some(id_token)) => Some(enterprise::Idp {
+                    token_endpoint,
+                    client_id: s("idpClientId")?,
+                    id_token,
+                }),
+                _ => None,
+            },
         })
     }
 }
@@ -183,6 +194,7 @@ impl Auth {
     ) -> Result<store::Saved, String> {
         // Nothing to sign in with here: say so at once, without a request.
         if !browser_allowed()
+            && self.settings.idp.is_none()
             && !self.settings.client_credentials
             && self.settings.client_secret.is_none()
         {
@@ -211,6 +223,17 @@ impl Auth {
             || (!has_code
                 && d.grant_types.iter().any(|g| g == "client_credentials")
                 && self.settings.client_secret.is_some());
+        if let Some(idp) = self.settings.idp.as_ref().filter(|_| {
+            d.grant_types
+                .iter()
+                .any(|g| g == "urn:ietf:params:oauth:grant-type:jwt-bearer")
+        }) {
+            net::check_url(&idp.token_endpoint)?;
+            let reg = client::identify(&self.settings, &d, "")?;
+            enterprise::sign_in(&mut saved, &reg, idp, &d.issuer, scope.as_deref())?;
+            fill(&mut saved, &reg);
+            return Ok(saved);
+        }
         if cc {
             let reg = client::identify(&self.settings, &d, "")?;
             let assertion = match &self.settings.private_key_file {
