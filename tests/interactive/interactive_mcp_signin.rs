@@ -3,8 +3,9 @@
 //! `bash-agent mcp login srv` in a terminal with no browser prints the URL (as over SSH),
 //! the person opens it (here: the test follows it), the loopback listener takes the code,
 //! and the token is stored 0600 under the user's home; `mcp list` says signed in; an
-//! interactive session uses the server's tool and `/mcp` shows the state; the token never reaches the model, the
-//! events or the project; `mcp logout` forgets it.
+//! expired token is refreshed; an interactive session uses the server's tool and `/mcp`
+//! shows the state; the token never reaches the model, the events or the project; `mcp
+//! logout` forgets it.
 use crate::support::oauth_server::OAuthServer;
 use crate::support::tmux::{have_tmux, Run, Tmux};
 use crate::support::*;
@@ -123,6 +124,13 @@ fn sign_in_use_and_sign_out_of_an_oauth_mcp_server() {
     let list = env.run(&["mcp", "list"]);
     assert!(stdout(&list).contains("(signed in)"), "{}", stdout(&list));
 
+    // The access token expires: the next run refreshes it with the refresh token.
+    let file = files[0].path();
+    let mut saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    saved["expires_at"] = 1.into();
+    std::fs::write(&file, saved.to_string()).unwrap();
+
     // An interactive session uses the tool with the stored token.
     let mock = Mock::start(
         r#"[{"when": "who am i", "tool_calls": [{"name": "mcp__srv__whoami", "id": "w", "input": {}}]}, {"text": "You are the tester.", "repeat": true}]"#,
@@ -145,6 +153,21 @@ fn sign_in_use_and_sign_out_of_an_oauth_mcp_server() {
         30,
         || t.screen(w).contains("You are the tester."),
         diag,
+    );
+    {
+        let s = srv.seen.lock().unwrap();
+        assert!(
+            s.token.iter().any(|f| f["grant_type"] == "refresh_token"),
+            "no refresh"
+        );
+        assert_eq!(s.issued.len(), 2);
+    }
+    let now: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(now["access_token"], "at-SECRET-2");
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
     );
     // `/mcp` shows the server and its sign-in state.
     t.type_text(w, "/mcp");
