@@ -22,7 +22,19 @@ if [ -n "$update" ] || [ ! -x "$dir/venv/bin/mcp-server-time" ]; then
   "$dir/venv/bin/pip" install -q --upgrade mcp-server-time >/dev/null 2>&1 \
     || echo "note: could not install mcp-server-time; its tests are skipped"
 fi
-for f in "$mods/server-everything/dist/index.js" "$mods/server-filesystem/dist/index.js" "$dir/venv/bin/mcp-server-time"; do
+# The official conformance suite (tests/e2e/mcp_conformance.rs) and the node 22 it needs,
+# both from npm into their own folder (the node package ships the binary).
+conf="$dir/conformance"
+if [ -n "$update" ] || [ ! -x "$conf/node_modules/.bin/node" ] || [ ! -f "$conf/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    mkdir -p "$conf"
+    npm install --silent --prefix "$conf" node@22 @modelcontextprotocol/conformance@0.1.16 >/dev/null 2>&1 \
+      || echo "note: could not install the MCP conformance suite or node 22; its test is skipped"
+  else
+    echo "note: npm missing; the MCP conformance test is skipped"
+  fi
+fi
+for f in "$conf/node_modules/@modelcontextprotocol/conformance/dist/index.js" "$mods/server-everything/dist/index.js" "$mods/server-filesystem/dist/index.js" "$dir/venv/bin/mcp-server-time"; do
   [ -e "$f" ] && echo "MCP test server: $f"
 done
 exit 0

@@ -388,6 +388,10 @@ pub enum McpCmd {
         #[arg(long)]
         scope: Option<String>,
     },
+    /// Sign in to an http server that asks for OAuth (opens the browser; docs/mcp.md, "Sign-in").
+    Login { name: String },
+    /// Forget an http server's sign-in (its tokens and client registration).
+    Logout { name: String },
 }
 
 #[derive(Subcommand, Debug, Clone)]

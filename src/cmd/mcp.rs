@@ -51,8 +51,14 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
                     } else {
                         ""
                     };
+                    let auth = match &s.transport {
+                        Transport::Http { url, .. } => crate::mcp::auth::status(&s.name, url)
+                            .map(|a| format!("\t({a})"))
+                            .unwrap_or_default(),
+                        _ => String::new(),
+                    };
                     println!(
-                        "{}\t{}\t{}{mark}",
+                        "{}\t{}\t{}{mark}{auth}",
                         s.name,
                         s.scope.name(),
                         describe(&s.transport)
@@ -157,6 +163,9 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
             config::write_entry(&path, name, Some(Value::Object(entry))).map_err(Error::runtime)?;
             println!("Added MCP server {name} to {}", path.display());
             Ok(())
+        }
+        McpCmd::Login { name } | McpCmd::Logout { name } => {
+            super::mcp_login::run(&cwd, name, matches!(action, McpCmd::Login { .. }))
         }
         McpCmd::Remove { name, scope } => {
             let scopes = match scope {

@@ -11,6 +11,7 @@ pub mod follow;
 pub mod init;
 pub mod list;
 pub mod mcp;
+mod mcp_login;
 pub mod mock_server;
 pub mod replay;
 pub mod rewind;

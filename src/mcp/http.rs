@@ -34,13 +34,16 @@ impl HttpClient {
         url: &str,
         headers: &[(String, String)],
         serve: Arc<Serve>,
+        auth: Option<Arc<super::auth::Auth>>,
         timeout: Duration,
         cancel: &Cancel,
     ) -> Result<HttpClient, String> {
         let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
         let link = Arc::new(Link {
             agent: crate::util::net::configure(
-                ureq::AgentBuilder::new().timeout_connect(timeout.min(Duration::from_secs(10))),
+                ureq::AgentBuilder::new()
+                    .timeout_connect(timeout.min(Duration::from_secs(10)))
+                    .redirects(0),
                 url,
             )
             .build(),
@@ -51,6 +54,7 @@ impl HttpClient {
             pending,
             serve,
             closed: AtomicBool::new(false),
+            auth,
         });
         let mut c = HttpClient {
             link,

@@ -37,6 +37,8 @@ pub(super) struct Link {
     pub serve: Arc<Serve>,
     /// The session was ended: the standalone stream stops reconnecting.
     pub closed: AtomicBool,
+    /// OAuth (auth/): the bearer token, and what to do on a 401 or 403.
+    pub auth: Option<Arc<super::auth::Auth>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -58,6 +60,9 @@ impl Link {
             .set("Accept", accept);
         for (k, v) in &self.headers {
             r = r.set(k, v);
+        }
+        if let Some(h) = self.auth.as_ref().and_then(|a| a.header()) {
+            r = r.set("Authorization", &h);
         }
         if let Some(s) = lock(&self.session).as_ref() {
             r = r.set("Mcp-Session-Id", s);
@@ -82,11 +87,35 @@ impl Link {
         timeout: Duration,
     ) -> Result<(), RpcError> {
         let deadline = Instant::now() + timeout;
-        let resp = self
-            .request("POST", timeout, "application/json, text/event-stream")
-            .set("Content-Type", "application/json")
-            .send_string(&msg.to_string());
+        // A 401, or a 403 asking for more scope, goes to the OAuth module (bounded: it gives
+        // up after a few sign-ins); the message is sent again with the new token.
+        let resp = loop {
+            let r = self
+                .request("POST", timeout, "application/json, text/event-stream")
+                .set("Content-Type", "application/json")
+                .send_string(&msg.to_string());
+            match (&self.auth, r) {
+                (Some(a), Err(ureq::Error::Status(code @ (401 | 403), r))) => {
+                    if let Err(message) = a.challenge(code, r.header("www-authenticate")) {
+                        let code = i64::from(code);
+                        return Err(RpcError::Server { code, message });
+                    }
+                }
+                (_, r) => break r,
+            }
+        };
         let resp = match resp {
+            // Redirects are not followed (the agent has none): the configured headers and the
+            // token stay with the configured origin.
+            Ok(r) if (300..400).contains(&r.status()) => {
+                let code = r.status();
+                return Err(RpcError::Server {
+                    code: i64::from(code),
+                    message: format!(
+                        "HTTP {code}: the server redirects (not followed: headers and tokens go only to the configured URL)"
+                    ),
+                });
+            }
             Ok(r) => r,
             Err(ureq::Error::Status(404, _)) if lock(&self.session).is_some() => {
                 return Err(RpcError::Dead(

@@ -7,6 +7,7 @@
 //! blocking I/O; a reader thread per server (or a worker per HTTP request) and a channel per
 //! request give the same protocol with no runtime.
 mod catalog;
+pub mod auth;
 pub mod client;
 pub mod config;
 mod conn;
@@ -20,6 +21,7 @@ pub mod result;
 mod serve;
 mod sse;
 mod stdio_read;
+mod status;
 
 use crate::util::cancel::Cancel;
 use catalog::list_tools;
@@ -128,7 +130,9 @@ fn start_one(
             )
         }
         Transport::Http { url, headers, .. } => {
-            Conn::Http(http::HttpClient::start(url, headers, serve, timeout, &Cancel::new())?)
+            let auth = auth::for_server(&cfg.name, url, headers, &cfg.raw)?;
+            let c = http::HttpClient::start(url, headers, serve, auth, timeout, &Cancel::new())?;
+            Conn::Http(c)
         }
         Transport::Stdio {
             command,
@@ -404,7 +408,19 @@ impl Drop for Mcp {
 
 /// Start one server, ping it, list its tools and end it (`bash-agent mcp get`).
 pub fn probe(cfg: &ServerConfig, cwd: &Path) -> Result<Vec<McpTool>, String> {
-    let timeout = env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT);
+    probe_within(
+        cfg,
+        cwd,
+        env_ms("MCP_TIMEOUT").unwrap_or(DEFAULT_START_TIMEOUT),
+    )
+}
+
+/// [`probe`] with its own timeout (`mcp login` waits for a person in the browser).
+pub fn probe_within(
+    cfg: &ServerConfig,
+    cwd: &Path,
+    timeout: Duration,
+) -> Result<Vec<McpTool>, String> {
     let (c, tools) = start_one(cfg, cwd, timeout, Arc::new(Elicit::default()))?;
     if !c.ping(timeout) {
         return Err("the server does not answer ping".into());

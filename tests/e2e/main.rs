@@ -34,6 +34,7 @@ mod hosted_openai;
 mod init_e2e;
 mod instructions_e2e;
 mod list_cache;
+mod mcp_conformance;
 mod prompt_e2e;
 mod replay_parity;
 mod rewind_e2e;

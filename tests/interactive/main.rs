@@ -13,6 +13,7 @@ mod interactive_export;
 mod interactive_hangup;
 mod interactive_imports;
 mod interactive_mcp;
+mod interactive_mcp_signin;
 mod interactive_permissions;
 mod interactive_pty;
 mod interactive_render;

@@ -8,6 +8,7 @@ pub mod checks;
 pub mod compact;
 pub mod ipc;
 pub mod listen;
+pub mod oauth_server;
 pub mod official;
 pub mod provider;
 pub mod skip;

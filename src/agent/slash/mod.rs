@@ -251,6 +251,10 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
         "/status" => ctx.out.print(&info::status(ctx)),
         "/cost" => ctx.out.print(&info::cost(ctx)),
         "/permissions" => ctx.out.print(&ctx.permission.describe()),
+        "/mcp" => ctx.out.print(&match &ctx.ext.mcp {
+            Some(m) => m.describe(),
+            None => "No MCP servers configured (bash-agent mcp add; docs/mcp.md).\n".into(),
+        }),
         "/exit" => return Action::Exit,
         "/new" | "/clear" => return switch(ctx, Restart::Fresh),
         "/model" => match first.map(crate::provider::models::resolve_alias) {

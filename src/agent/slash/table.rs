@@ -23,6 +23,7 @@ pub const COMMANDS: &[Command] = &[
         "this session's permission mode and rules",
     ),
     c("/compact", "", "summarise older context now"),
+    c("/mcp", "", "MCP servers: connected, tools, sign-in state"),
     c("/sessions", "", "sessions of this project"),
     c(
         "/resume",
