@@ -40,9 +40,8 @@ const SCENARIOS: &[&str] = &[
     "auth/cross-app-access-complete-flow",
 ];
 
-/// Known failures: the streamable-HTTP scenarios (server requests on the GET stream,
-/// resumption), done on the streaming branch; once merged they pass and show as stale here.
-const EXPECTED_FAIL: &[&str] = &["elicitation-sep1034-client-defaults", "sse-retry"];
+/// Known failures: none; a scenario listed here may fail (a pass shows as a stale entry).
+const EXPECTED_FAIL: &[&str] = &[];
 
 fn say(line: &str) {
     // Past libtest's capture: the counts are the point of the run.

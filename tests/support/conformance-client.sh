@@ -6,7 +6,9 @@
 # `oauth` object from the context, as a user would write it: a client's id, secret or key),
 # starts the bundled scripted model, and runs bash-agent headless: the model calls the server's tool. The sign-in is
 # done by an automated "browser" (curl following the authorization server's redirect to
-# bash-agent's loopback listener), allowed by BASH_AGENT_MCP_BROWSER_SIGN_IN=1.
+# bash-agent's loopback listener), allowed by BASH_AGENT_MCP_BROWSER_SIGN_IN=1. The
+# elicitation scenario expects the schema's defaults accepted, which a headless run does only
+# when told to (BASH_AGENT_MCP_ELICIT=defaults, docs/mcp.md).
 set -u
 url="$1"
 bin="${BASH_AGENT_BIN:?BASH_AGENT_BIN names the bash-agent binary}"
@@ -59,6 +61,6 @@ i=0
 while [ ! -s "$home/mock.url" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 base="$(head -n1 "$home/mock.url")/v1"
 cd "$home/work" || exit 1
-HOME="$home" BASH_AGENT_HOME="$home" BASH_AGENT_MCP_BROWSER_SIGN_IN=1 \
+HOME="$home" BASH_AGENT_HOME="$home" BASH_AGENT_MCP_BROWSER_SIGN_IN=1 BASH_AGENT_MCP_ELICIT=defaults \
   BROWSER="curl -s -o /dev/null -L --max-time 10" MCP_TIMEOUT=20000 \
   "$bin" --base-url "$base" --api-key k --allow mcp__srv "call the tool" </dev/null
