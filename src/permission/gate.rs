@@ -42,6 +42,12 @@ pub struct CallEnv<'a> {
     pub preview: &'a dyn Fn() -> String,
     /// Append one events.jsonl line.
     pub log: &'a dyn Fn(&str),
+    /// What a PreToolUse hook said of this call: `Allow` skips a question (deny rules still
+    /// refuse), `Ask` puts one where the rules would allow (Claude Code's semantics).
+    pub hook: Option<RuleKind>,
+    /// A PermissionRequest hook, run where a question would be put (or refused headless):
+    /// Some(Ok) allows, Some(Err(why)) refuses, None leaves it to the person.
+    pub on_ask: &'a dyn Fn(&str) -> Option<Result<(), String>>,
 }
 
 /// The mode from `BASH_AGENT_PERMISSION_MODE` when the flag is absent.
@@ -194,6 +200,31 @@ impl Gate {
             }
         };
         let label = label(&facts);
+        let verdict = match (verdict, env.hook) {
+            (Verdict::Ask { why, .. }, Some(RuleKind::Allow)) => {
+                log(env, &label, mode, "allowed", Some("hook"), &why, None);
+                Verdict::Allow
+            }
+            (Verdict::Allow, Some(RuleKind::Ask)) => Verdict::Ask {
+                why: "a PreToolUse hook asks for confirmation".into(),
+                suggest: String::new(),
+            },
+            (v, _) => v,
+        };
+        let verdict = match verdict {
+            Verdict::Ask { why, suggest } => match (env.on_ask)(&why) {
+                Some(Ok(())) => {
+                    log(env, &label, mode, "allowed", Some("hook"), &why, None);
+                    return Ok(());
+                }
+                Some(Err(no)) => {
+                    log(env, &label, mode, "refused", Some("hook"), &no, None);
+                    return Err(refusal_text(mode, &why, "", Some(&no)));
+                }
+                None => Verdict::Ask { why, suggest },
+            },
+            v => v,
+        };
         match verdict {
             Verdict::Allow => Ok(()),
             Verdict::Deny(why) => {
