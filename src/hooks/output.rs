@@ -3,7 +3,7 @@
 //! for UserPromptSubmit and SessionStart; exit 2 blocks where Claude Code's does, with
 //! stderr as the reason; any other code is a non-blocking error shown to the user.
 //!
-//! An answer longer than the output cap was cut and cannot be read: on an event that
+//! A JSON answer longer than the output cap was cut and cannot be read: on an event that
 //! decides whether something may happen it counts as a refusal, never as "nothing said"
 //! (a cut `{"permissionDecision":"deny", ...}` must not let the call through).
 use super::run::{cap_injected, Ran, MAX_READ};
@@ -77,7 +77,8 @@ pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
             return;
         }
     }
-    if cut {
+    // A cut plain text is still text (context, capped anyway); a cut JSON answer is not.
+    if cut && stdout.trim_start().starts_with('{') {
         let why = format!(
             "the {name} hook `{}` printed more than {} MiB; its answer was cut and cannot be read",
             label(hook),

@@ -236,4 +236,28 @@ mod tests {
         assert!(o.context[0].len() < MAX_INJECTED_CHARS + 100);
         assert!(o.context[0].contains("hook output cut"));
     }
+
+    /// Issue 42 item 10: a deny whose reason is over the output cap is cut; the cut JSON
+    /// does not parse, and must refuse, never let the call through.
+    #[test]
+    fn a_cut_json_answer_refuses() {
+        let deny = r#"printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"'; head -c 2000000 /dev/zero | tr '\0' x; printf '"}}'"#;
+        for ev in [
+            HookEvent::PreToolUse,
+            HookEvent::PermissionRequest,
+            HookEvent::UserPromptSubmit,
+        ] {
+            let o = one(ev, deny);
+            let b = o.block.as_deref().unwrap_or_default();
+            assert!(
+                b.contains("was cut and cannot be read") && b.contains("refused"),
+                "{ev:?}: {b}"
+            );
+        }
+        // Under the cap the same answer is read whole.
+        let small = deny.replace("2000000", "1000");
+        let o = one(HookEvent::PreToolUse, &small);
+        assert_eq!(o.permission, Some(Permission::Deny));
+        assert!(o.block.unwrap().starts_with("xxx"));
+    }
 }

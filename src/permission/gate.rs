@@ -200,30 +200,9 @@ impl Gate {
             }
         };
         let label = label(&facts);
-        let verdict = match (verdict, env.hook) {
-            (Verdict::Ask { why, .. }, Some(RuleKind::Allow)) => {
-                log(env, &label, mode, "allowed", Some("hook"), &why, None);
-                Verdict::Allow
-            }
-            (Verdict::Allow, Some(RuleKind::Ask)) => Verdict::Ask {
-                why: "a PreToolUse hook asks for confirmation".into(),
-                suggest: String::new(),
-            },
-            (v, _) => v,
-        };
-        let verdict = match verdict {
-            Verdict::Ask { why, suggest } => match (env.on_ask)(&why) {
-                Some(Ok(())) => {
-                    log(env, &label, mode, "allowed", Some("hook"), &why, None);
-                    return Ok(());
-                }
-                Some(Err(no)) => {
-                    log(env, &label, mode, "refused", Some("hook"), &no, None);
-                    return Err(refusal_text(mode, &why, "", Some(&no)));
-                }
-                None => Verdict::Ask { why, suggest },
-            },
-            v => v,
+        let verdict = match super::hooked::apply(env, verdict, mode, &label) {
+            Ok(v) => v,
+            Err(decided) => return decided,
         };
         match verdict {
             Verdict::Allow => Ok(()),
@@ -331,7 +310,7 @@ impl Gate {
     }
 }
 
-fn log(
+pub(super) fn log(
     env: &CallEnv,
     label: &str,
     mode: PermMode,

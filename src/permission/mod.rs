@@ -5,6 +5,7 @@
 //! The Bash safety policy (`tools::policy`) and the sandbox still apply to every call that
 //! is allowed here: this layer only adds questions and refusals in front of them.
 pub mod gate;
+mod hooked;
 pub mod hops;
 mod rules;
 pub use rules::{split_rules, split_top_level};
