@@ -38,10 +38,10 @@ fn run(ctx: &AgentCtx, ev: HookEvent, subjects: &[&str], f: &[(&str, Value)]) ->
 }
 
 /// The tool fields of a tool event: Claude Code's tool name and input, the call's id.
-fn tool_fields(name: &str, id: &str, input: &Value) -> Vec<(&'static str, Value)> {
+fn tool_fields(ctx: &AgentCtx, name: &str, id: &str, input: &Value) -> Vec<(&'static str, Value)> {
     vec![
         ("tool_name", json!(names::cc_name(name))),
-        ("tool_input", names::to_cc(name, input)),
+        ("tool_input", names::to_cc(name, input, &ctx.cwd)),
         ("tool_use_id", json!(id)),
     ]
 }
@@ -88,7 +88,7 @@ pub fn pre_tool(ctx: &AgentCtx, name: &str, id: &str, input: &Value) -> PreTool 
         ctx,
         HookEvent::PreToolUse,
         &subjects,
-        &tool_fields(name, id, input),
+        &tool_fields(ctx, name, id, input),
     ) else {
         return PreTool::Run {
             input: input.clone(),
@@ -122,7 +122,7 @@ pub fn permission_request(ctx: &AgentCtx, name: &str, input: &Value) -> Option<R
         &subjects,
         &[
             ("tool_name", json!(names::cc_name(name))),
-            ("tool_input", names::to_cc(name, input)),
+            ("tool_input", names::to_cc(name, input, &ctx.cwd)),
         ],
     )?;
     if let Some(b) = o.block {
@@ -171,7 +171,7 @@ pub fn post_tool(
     out: &ToolOutput,
 ) -> Option<String> {
     let subjects = names::subjects(name);
-    let mut f = tool_fields(name, id, input);
+    let mut f = tool_fields(ctx, name, id, input);
     let ev = if out.ok {
         f.push((
             "tool_response",
@@ -259,6 +259,21 @@ pub fn pre_compact(ctx: &AgentCtx, trigger: &str) {
         HookEvent::PreCompact,
         &[t],
         &[("trigger", json!(t)), ("custom_instructions", json!(""))],
+    );
+}
+
+/// PostCompact, with the summary that replaced the older messages.
+pub fn post_compact(ctx: &AgentCtx, trigger: &str, summary: &str) {
+    let t = if trigger == "manual" {
+        "manual"
+    } else {
+        "auto"
+    };
+    run(
+        ctx,
+        HookEvent::PostCompact,
+        &[t],
+        &[("trigger", json!(t)), ("compact_summary", json!(summary))],
     );
 }
 

@@ -87,7 +87,8 @@ pub fn parse(v: &Value, origin: &str, text: &str) -> (Vec<(HookEvent, Group)>, V
             ));
         }
         for g in groups {
-            let pattern = match matcher(g.get("matcher").and_then(Value::as_str).unwrap_or("")) {
+            let written = g.get("matcher").and_then(Value::as_str).unwrap_or("");
+            let pattern = match matcher(written) {
                 Ok(p) => p,
                 Err(e) => {
                     warn.push(format!("{}: {e}", at_line(origin, text, ev_name)));
@@ -122,7 +123,15 @@ pub fn parse(v: &Value, origin: &str, text: &str) -> (Vec<(HookEvent, Group)>, V
                 });
             }
             if !hooks.is_empty() {
-                out.push((ev, Group { pattern, hooks }));
+                out.push((
+                    ev,
+                    Group {
+                        pattern,
+                        hooks,
+                        matcher: written.to_string(),
+                        origin: origin.to_string(),
+                    },
+                ));
             }
         }
     }

@@ -138,7 +138,6 @@ impl HookEvent {
                 | UserPromptSubmit
                 | Stop
                 | SubagentStop
-                | PreCompact
         )
     }
 

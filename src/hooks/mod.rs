@@ -57,6 +57,9 @@ impl Matcher {
 pub struct Group {
     pub pattern: Matcher,
     pub hooks: Vec<CommandHook>,
+    /// The matcher as written and the file it came from (`bash-agent config`).
+    pub matcher: String,
+    pub origin: String,
 }
 
 /// A permission decision from PreToolUse.

@@ -3,6 +3,7 @@
 //! hook's input speaks Claude Code's schema and an `updatedInput` comes back translated
 //! (docs/hooks.md, "Input").
 use serde_json::{Map, Value};
+use std::path::Path;
 
 /// The name Claude Code gives our tool (`SubAgent` is its `Agent`, once `Task`).
 pub fn cc_name(ours: &str) -> &str {
@@ -20,15 +21,21 @@ pub fn subjects(ours: &str) -> Vec<&str> {
     }
 }
 
-/// Our input as Claude Code's tool of that name takes it.
-pub fn to_cc(tool: &str, input: &Value) -> Value {
+/// Our input as Claude Code's tool of that name takes it; a file path is absolute there
+/// (made so against `cwd`).
+pub fn to_cc(tool: &str, input: &Value, cwd: &Path) -> Value {
     let Some(obj) = input.as_object() else {
         return input.clone();
     };
     let mut out = Map::new();
     for (k, v) in obj {
         let (k, v) = match (tool, k.as_str()) {
-            ("Read" | "Write" | "Edit", "path") => ("file_path", v.clone()),
+            ("Read" | "Write" | "Edit", "path") => (
+                "file_path",
+                v.as_str()
+                    .map(|p| Value::from(cwd.join(p).display().to_string()))
+                    .unwrap_or_else(|| v.clone()),
+            ),
             // Claude Code's Bash timeout is in milliseconds, ours in seconds.
             ("Bash", "timeout") => (
                 "timeout",

@@ -6,6 +6,8 @@
 mod support;
 
 mod background_tools;
+mod claude_hooks;
+mod claude_settings;
 mod cli_extras;
 mod cli_launch;
 mod compact_e2e;
