@@ -33,7 +33,7 @@ pub(super) fn apply(
         }
         Some(Err(no)) => {
             log(env, label, mode, "refused", Some("hook"), &no, None);
-            Err(Err(refusal_text(mode, &why, "", Some(&no))))
+            Err(Err(refusal_text(mode, &format!("{why}; {no}"), "", None)))
         }
         None => Ok(Verdict::Ask { why, suggest }),
     }

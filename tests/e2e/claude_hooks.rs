@@ -201,9 +201,9 @@ fn hooks_mastery_every_event_with_its_claude_code_fields() {
             {"when": "\"content\":\"SUBCHILD", "text": "child done"},
             {"tool_calls": [
                 {"name": "Bash", "id": "t", "input": {"command": "touch ok.txt"}},
-                {"name": "Bash", "id": "m", "input": {"command": "mkdir -p x"}},
+                {"name": "Bash", "id": "m", "input": {"command": "git push origin main"}},
                 {"name": "Read", "id": "r", "input": {"path": "missing.txt"}},
-                {"name": "SubAgent", "id": "sa", "input": {"prompt": "SUBCHILD go", "description": "c", "subagent_type": "general-purpose"}}]},
+                {"name": "SubAgent", "id": "sa", "input": {"prompt": "SUBCHILD go", "description": "c"}}]},
             {"text": "done", "repeat": true}
         ])
         .to_string(),
@@ -227,7 +227,13 @@ fn hooks_mastery_every_event_with_its_claude_code_fields() {
     expect_code(&out, 0);
     let evs = events(&env.session_dir("s").join("events.jsonl"));
     // PermissionRequest answered the questions a headless run cannot put.
-    assert!(env.cwd.join("ok.txt").exists(), "{}", text(&evs, "t"));
+    assert!(
+        env.cwd.join("ok.txt").exists(),
+        "{}\n{}\n{}",
+        text(&evs, "t"),
+        stderr(&out),
+        std::fs::read_to_string(env.cwd.join("events.jsonl")).unwrap_or_default()
+    );
     assert!(
         text(&evs, "m").contains("not this one"),
         "{}",

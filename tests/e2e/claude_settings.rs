@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 pub fn corpus() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/claude-configs");
     if p.is_dir() {
-        Some(p)
+        // Physical, as the binary sees its working directory (session folders are keyed by it).
+        Some(std::fs::canonicalize(p).unwrap())
     } else {
         crate::support::skip::skip(&format!("{} is absent", p.display()));
         None
@@ -145,7 +146,7 @@ fn refused(evs: &[Value], id: &str) -> bool {
     result_of(evs, id)["content"]
         .as_str()
         .unwrap()
-        .contains("Permission denied")
+        .contains("Permission denied (")
 }
 
 fn bash(id: &str, cmd: &str) -> Value {
@@ -156,12 +157,12 @@ fn bash(id: &str, cmd: &str) -> Value {
 fn corpus_rules_decide_as_claude_code() {
     let Some(root) = corpus() else { return };
     let env = Env::new();
-    // sentry-javascript allows `Bash(git rev-parse:*)` and `Bash(yarn:*)`, not `git push`;
-    // headless, a call that would ask is refused.
+    // sentry-javascript allows `Bash(mv:*)` and `Bash(yarn:*)`, not `git push`; headless,
+    // a call that would ask is refused. (Commands that only read run in `default` anyway.)
     let repo = root.join("getsentry__sentry-javascript");
     let calls = json!([
-        bash("rp", "git rev-parse --is-inside-work-tree"),
-        bash("yarn", "yarn --version"),
+        bash("rp", "mv probe-none probe-none2"),
+        bash("yarn", "yarn install --offline"),
         bash("push", "git push origin main"),
     ]);
     let default = ["--permission-mode", "default"];
