@@ -122,15 +122,17 @@ mod tests {
     #[test]
     fn inputs_round_trip_through_claude_codes_names() {
         let ours = json!({"path": "a.rs", "old_string": "x", "new_string": "y"});
-        let cc = to_cc("Edit", &ours);
+        let cc = to_cc("Edit", &ours, Path::new("/p"));
         assert_eq!(
             cc,
-            json!({"file_path": "a.rs", "old_string": "x", "new_string": "y"})
+            json!({"file_path": "/p/a.rs", "old_string": "x", "new_string": "y"})
         );
-        assert_eq!(from_cc("Edit", &ours, &cc), ours);
+        let abs = json!({"path": "/p/a.rs", "old_string": "x", "new_string": "y"});
+        assert_eq!(from_cc("Edit", &ours, &cc), abs);
         let b = to_cc(
             "Bash",
             &json!({"command": "ls", "timeout": 5, "async": true}),
+            Path::new("/p"),
         );
         assert_eq!(
             b,
