@@ -9,15 +9,13 @@ use serde_json::{json, Map, Value};
 
 pub fn cmd_config(o: &Opts) -> Result {
     let s = settings::load_here()?;
-    for w in &s.warnings {
-        eprintln!("bash-agent: warning: {w}");
-    }
     let cwd = crate::session::paths::physical_cwd().unwrap_or_default();
     let (hooks, hook_warnings) = crate::hooks::config::load(&cwd);
     for w in &hook_warnings {
         eprintln!("bash-agent: warning: {w}");
     }
-    let cfg = crate::config::resolve(o, false)?;
+    // (resolve_with prints the files' warnings, once.)
+    let cfg = crate::config::resolve_with(o, false, &s)?;
     let p = &cfg.provider;
     let provider = p.kind.name();
     let mut rows: Vec<(&str, Value, Source)> = Vec::new();
