@@ -333,10 +333,17 @@ pub fn note(c: &Claude, cwd: &Path) -> Option<String> {
         return None;
     }
     let root = format!("{}/", super::project_root(cwd).display());
+    let home = std::env::var("HOME").unwrap_or_default();
     let names: Vec<String> = c
         .files
         .iter()
-        .map(|f| f.display().to_string().replace(&root, ""))
+        .map(|f| {
+            let f = f.display().to_string().replace(&root, "");
+            match f.strip_prefix(&home).filter(|_| !home.is_empty()) {
+                Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+                _ => f,
+            }
+        })
         .collect();
     let mut s = format!(
         "bash-agent: read Claude Code settings: {}",

@@ -290,7 +290,7 @@ fn precedence_a_file_that_is_not_json_and_env() {
     assert!(shown.contains("[u p none none]"), "{shown}");
     assert!(
         err.contains("read Claude Code settings: ")
-            && err.contains(".claude/settings.json, .claude/settings.json"),
+            && err.contains("settings: ~/.claude/settings.json, .claude/settings.json"),
         "{err}"
     );
     // Once the local file is JSON, its mode wins (local > project > user).
