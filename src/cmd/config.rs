@@ -19,8 +19,20 @@ pub fn cmd_config(o: &Opts) -> Result {
     let p = &cfg.provider;
     let provider = p.kind.name();
     let mut rows: Vec<(&str, Value, Source)> = Vec::new();
-    let mut row = |key: &'static str, v: Value| {
-        let src = settings::source_of(key, o, &s, provider);
+    // `defaultMode` of Claude Code's files, when nothing of bash-agent's sets the mode.
+    let own_mode = s.get("permissions").and_then(|p| p.get("mode")).is_some();
+    let cc_mode = s.claude.mode.clone().filter(|_| !own_mode);
+    let mut row = |key: &'static str, mut v: Value| {
+        let mut src = settings::source_of(key, o, &s, provider);
+        if let (
+            Some((m, f)),
+            "permissions",
+            Source::Default | Source::User | Source::Project | Source::Local,
+        ) = (&cc_mode, key, &src)
+        {
+            v["mode"] = m.clone().into();
+            src = Source::Claude(f.display().to_string());
+        }
         rows.push((key, v, src));
     };
     row("provider", provider.into());

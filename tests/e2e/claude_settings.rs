@@ -243,10 +243,11 @@ fn precedence_a_file_that_is_not_json_and_env() {
         cc["mode"]["value"], "plan",
         "the project's, over the user's"
     );
-    assert_eq!(
-        c["permissions"]["value"]["mode"],
-        "default on a terminal, bypass headless"
-    );
+    assert_eq!(c["permissions"]["value"]["mode"], "plan");
+    assert!(c["permissions"]["source"]
+        .as_str()
+        .unwrap()
+        .starts_with("Claude Code settings /"));
     let rules: Vec<String> = cc["rules"]
         .as_array()
         .unwrap()
@@ -300,8 +301,15 @@ fn precedence_a_file_that_is_not_json_and_env() {
     );
     let (c, _) = config(&env, &env.cwd, false);
     assert_eq!(c["claude_code"]["mode"]["value"], "bypass");
-    assert_eq!(
-        c["permissions"]["value"]["mode"],
-        "default on a terminal, bypass headless"
-    );
+    assert_eq!(c["permissions"]["value"]["mode"], "bypass");
+    // bash-agent's own file wins over Claude Code's.
+    std::fs::create_dir_all(env.cwd.join(".bash-agent")).unwrap();
+    std::fs::write(
+        env.cwd.join(".bash-agent/settings.json"),
+        r#"{"permissions": {"mode": "accept-edits"}}"#,
+    )
+    .unwrap();
+    let (c, _) = config(&env, &env.cwd, false);
+    assert_eq!(c["permissions"]["value"]["mode"], "accept-edits");
+    assert_eq!(c["permissions"]["source"], "project settings");
 }
