@@ -270,3 +270,39 @@ fn hooks_mastery_every_event_with_its_claude_code_fields() {
         .all(|l| l["permission_mode"] == "default"));
     assert!(stderr(&out).contains("Setup hooks load but never fire"));
 }
+
+/// Issue 42 item 10: a PreToolUse deny whose reason is over the 1 MiB output cap. The cut
+/// JSON does not parse; the call must be refused at once, never run.
+#[test]
+fn a_deny_cut_at_the_output_cap_refuses_the_call() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.cwd.join(".claude")).unwrap();
+    script(
+        &env,
+        ".claude/huge_deny.sh",
+        "#!/bin/sh\ncat >/dev/null\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"'\nhead -c 3000000 /dev/zero | tr '\\0' x\nprintf '\"}}'\n",
+    );
+    std::fs::write(
+        env.cwd.join(".claude/settings.json"),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/huge_deny.sh"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    env.trust_project();
+    let (evs, out) = run(
+        &env,
+        &[],
+        json!([{"tool_calls": [
+            {"name": "Bash", "id": "t", "input": {"command": "touch ran.txt"}}]},
+            {"text": "done", "repeat": true}]),
+    );
+    expect_code(&out, 0);
+    assert!(!env.cwd.join("ran.txt").exists(), "the call ran");
+    let t = text(&evs, "t");
+    assert!(
+        t.starts_with("Error: PreToolUse hook blocked Bash: the PreToolUse hook")
+            && t.contains("printed more than 1 MiB; its answer was cut and cannot be read, so this is refused"),
+        "{t}"
+    );
+}
