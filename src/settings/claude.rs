@@ -355,3 +355,54 @@ pub fn note(c: &Claude, cwd: &Path) -> Option<String> {
     }
     Some(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_codes_names_and_modes_map_to_ours() {
+        for (cc, ours) in [
+            ("Task(review)", "SubAgent(review)"),
+            ("Agent", "SubAgent"),
+            ("MultiEdit(src/**)", "Edit(src/**)"),
+            ("LS", "Read"),
+            ("KillBash", "KillShell"),
+            ("Bash(git diff:*)", "Bash(git diff:*)"),
+            ("mcp__sentry__search_docs", "mcp__sentry__search_docs"),
+        ] {
+            assert_eq!(translate_rule(cc), ours);
+        }
+        assert_eq!(our_mode("acceptEdits"), Some("accept-edits"));
+        assert_eq!(our_mode("bypassPermissions"), Some("bypass"));
+        assert_eq!(our_mode("dontAsk"), Some("default"));
+        assert_eq!(our_mode("yolo"), None);
+        assert!(mode_rank("plan") < mode_rank("default"));
+        assert!(mode_rank("default") < mode_rank("bypass"));
+    }
+
+    #[test]
+    fn env_cannot_steer_the_agent_or_carry_secrets() {
+        for n in [
+            "ANTHROPIC_BASE_URL",
+            "ANTHROPIC_API_KEY",
+            "OPENAI_BASE_URL",
+            "MY_GATEWAY_BASE_URL",
+            "BASH_AGENT_SANDBOX",
+            "HTTPS_PROXY",
+            "GITHUB_TOKEN",
+            "PATH",
+            "LD_PRELOAD",
+            "AWS_SECRET_ACCESS_KEY",
+        ] {
+            assert!(env_refused(n), "{n}");
+        }
+        for n in [
+            "CLAUDE_FLOW_AUTO_COMMIT",
+            "ENABLE_LSP_TOOL",
+            "MAX_THINKING_TOKENS",
+        ] {
+            assert!(!env_refused(n), "{n}");
+        }
+    }
+}
