@@ -113,10 +113,11 @@ pub fn pre_tool(ctx: &AgentCtx, name: &str, id: &str, input: &Value) -> PreTool 
 }
 
 /// PermissionRequest, where the gate would ask: Some(Ok) allows, Some(Err) refuses, None
-/// leaves the question to the person (or the headless refusal).
+/// leaves the question to the person (or the headless refusal). A question about to be put
+/// is a `permission_prompt` Notification, as in Claude Code.
 pub fn permission_request(ctx: &AgentCtx, name: &str, input: &Value) -> Option<Result<(), String>> {
     let subjects = names::subjects(name);
-    let o = run(
+    let answer = run(
         ctx,
         HookEvent::PermissionRequest,
         &subjects,
@@ -124,13 +125,21 @@ pub fn permission_request(ctx: &AgentCtx, name: &str, input: &Value) -> Option<R
             ("tool_name", json!(names::cc_name(name))),
             ("tool_input", names::to_cc(name, input, &ctx.cwd)),
         ],
-    )?;
-    if let Some(b) = o.block {
-        return Some(Err(format!("a PermissionRequest hook refused: {b}")));
+    )
+    .and_then(|o| match o.block {
+        Some(b) => Some(Err(format!("a PermissionRequest hook refused: {b}"))),
+        // An allow with an `updatedInput` is not taken: the input the gate checked is the
+        // one that runs (docs/hooks.md).
+        None => (o.permission == Some(Permission::Allow)).then_some(Ok(())),
+    });
+    if answer.is_none() && ctx.permission.interactive() {
+        notify(
+            ctx,
+            &format!("bash-agent needs your permission to use {name}"),
+            "permission_prompt",
+        );
     }
-    // An allow with an `updatedInput` is not taken: the input the gate checked is the one
-    // that runs (docs/hooks.md).
-    (o.permission == Some(Permission::Allow)).then_some(Ok(()))
+    answer
 }
 
 /// SubagentStart, before the SubAgent tool starts its helper: a hook's
@@ -279,13 +288,18 @@ pub fn post_compact(ctx: &AgentCtx, trigger: &str, summary: &str) {
 
 /// Notification: the agent waits for the user (`idle_prompt`, Claude Code's type for it).
 pub fn notification(ctx: &AgentCtx, message: &str) {
+    notify(ctx, message, "idle_prompt");
+}
+
+/// Notification of a given Claude Code type (`idle_prompt`, `permission_prompt`).
+fn notify(ctx: &AgentCtx, message: &str, kind: &str) {
     run(
         ctx,
         HookEvent::Notification,
-        &["idle_prompt"],
+        &[kind],
         &[
             ("message", json!(message)),
-            ("notification_type", json!("idle_prompt")),
+            ("notification_type", json!(kind)),
         ],
     );
 }
