@@ -145,21 +145,12 @@ fn claude_json(c: &settings::claude::Claude) -> Value {
     let file = |p: &std::path::Path| p.display().to_string();
     json!({
         "files": c.files.iter().map(|f| file(f)).collect::<Vec<_>>(),
-        "rules": c.rules.iter().map(|(k, r, f)| json!({"kind": kind(*k), "rule": r, "file": file(f)})).collect::<Vec<_>>(),
+        "rules": c.rules.iter().map(|(k, r, f)| json!({"kind": settings::claude::kind_name(*k), "rule": r, "file": file(f)})).collect::<Vec<_>>(),
         "mode": c.mode.as_ref().map(|(m, f)| json!({"value": m, "file": file(f)})),
         "additional_directories": c.dirs.iter().map(|(d, f)| json!({"dir": d, "file": file(f)})).collect::<Vec<_>>(),
         "env": c.env.iter().map(|(k, v, f)| json!({"name": k, "value": v, "file": file(f)})).collect::<Vec<_>>(),
         "unused": c.unused,
     })
-}
-
-fn kind(k: crate::permission::RuleKind) -> &'static str {
-    use crate::permission::RuleKind;
-    match k {
-        RuleKind::Allow => "allow",
-        RuleKind::Ask => "ask",
-        RuleKind::Deny => "deny",
-    }
 }
 
 /// Every hook command that loads (bash-agent's files and Claude Code's), with its file.
@@ -182,7 +173,12 @@ fn print_claude(
         println!("{:<15} read {}", "claude code", f.display());
     }
     for (k, r, f) in &c.rules {
-        println!("{:<15} {} {r}  ({})", "", kind(*k), f.display());
+        println!(
+            "{:<15} {} {r}  ({})",
+            "",
+            settings::claude::kind_name(*k),
+            f.display()
+        );
     }
     if let Some((m, f)) = &c.mode {
         println!("{:<15} defaultMode {m}  ({})", "", f.display());

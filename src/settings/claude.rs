@@ -71,6 +71,15 @@ pub fn translate_rule(text: &str) -> String {
     format!("{}{}", our_tool(&t[..end]), &t[end..])
 }
 
+/// A rule kind as the settings key that holds it (`allow`, `ask`, `deny`).
+pub fn kind_name(k: RuleKind) -> &'static str {
+    match k {
+        RuleKind::Allow => "allow",
+        RuleKind::Ask => "ask",
+        RuleKind::Deny => "deny",
+    }
+}
+
 /// `defaultMode` as our mode: Claude Code's `dontAsk` (refuse what no allow rule covers) is
 /// our `default`, which asks only where a person can answer and refuses elsewhere.
 fn our_mode(m: &str) -> Option<&'static str> {

@@ -295,7 +295,7 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
             .claude
             .rules
             .iter()
-            .filter(|(k, _, _)| rule_kind_name(*k) == kind);
+            .filter(|(k, _, _)| claude::kind_name(*k) == kind);
         for r in s
             .rules(kind)
             .into_iter()
@@ -320,15 +320,6 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
         }
     }
     o
-}
-
-fn rule_kind_name(k: crate::permission::RuleKind) -> &'static str {
-    use crate::permission::RuleKind;
-    match k {
-        RuleKind::Allow => "allow",
-        RuleKind::Ask => "ask",
-        RuleKind::Deny => "deny",
-    }
 }
 
 /// Where the effective value of `key` comes from, given the flags.
