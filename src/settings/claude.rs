@@ -343,23 +343,26 @@ pub fn note(c: &Claude, cwd: &Path) -> Option<String> {
     }
     let root = format!("{}/", super::project_root(cwd).display());
     let home = std::env::var("HOME").unwrap_or_default();
+    // Paths as a person reads them: relative to the project, `~` for the home folder.
+    let short = |t: &str| {
+        let t = t.replace(&root, "");
+        if home.len() > 1 {
+            t.replace(&format!("{home}/"), "~/")
+        } else {
+            t
+        }
+    };
     let names: Vec<String> = c
         .files
         .iter()
-        .map(|f| {
-            let f = f.display().to_string().replace(&root, "");
-            match f.strip_prefix(&home).filter(|_| !home.is_empty()) {
-                Some(rest) if rest.starts_with('/') => format!("~{rest}"),
-                _ => f,
-            }
-        })
+        .map(|f| short(&f.display().to_string()))
         .collect();
     let mut s = format!(
         "bash-agent: read Claude Code settings: {}",
         names.join(", ")
     );
     if !c.unused.is_empty() {
-        let unused: Vec<String> = c.unused.iter().map(|u| u.replace(&root, "")).collect();
+        let unused: Vec<String> = c.unused.iter().map(|u| short(u)).collect();
         s.push_str(&format!("; not used here: {}", unused.join("; ")));
     }
     Some(s)

@@ -306,3 +306,58 @@ fn a_deny_cut_at_the_output_cap_refuses_the_call() {
         "{t}"
     );
 }
+
+/// `updatedInput` (Claude Code's field names) rewrites the call before the permission gate,
+/// which checks the call as rewritten: a deny rule on the new command still refuses.
+#[test]
+fn updated_input_is_checked_by_the_gate_as_rewritten() {
+    let env = Env::new();
+    script(
+        &env,
+        ".claude/rewrite.sh",
+        r#"#!/bin/sh
+case "$(cat)" in
+  *'"command":"echo one"'*) c='echo rewritten' ;;
+  *'"file_path"'*) printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"file_path":"%s/moved.txt"}}}' "$CLAUDE_PROJECT_DIR"; exit 0 ;;
+  *) c='rm -f keep.txt' ;;
+esac
+printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"%s"}}}' "$c"
+"#,
+    );
+    std::fs::write(env.cwd.join("keep.txt"), "x").unwrap();
+    std::fs::write(
+        env.cwd.join(".claude/settings.json"),
+        json!({"permissions": {"deny": ["Bash(rm:*)"]},
+               "hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [
+                   {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/rewrite.sh"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    env.trust_project();
+    let (evs, out) = run(
+        &env,
+        &[],
+        json!([{"tool_calls": [
+            {"name": "Bash", "id": "one", "input": {"command": "echo one"}},
+            {"name": "Bash", "id": "two", "input": {"command": "echo two"}},
+            {"name": "Write", "id": "w", "input": {"path": "a.txt", "content": "hi\n"}}]},
+            {"text": "done", "repeat": true}]),
+    );
+    expect_code(&out, 0);
+    assert!(
+        text(&evs, "one").contains("rewritten"),
+        "{}",
+        text(&evs, "one")
+    );
+    let two = text(&evs, "two");
+    assert!(
+        two.contains("Permission denied (denied by the rule Bash(rm:*)"),
+        "{two}"
+    );
+    assert!(env.cwd.join("keep.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.join("moved.txt")).unwrap(),
+        "hi\n"
+    );
+    assert!(!env.cwd.join("a.txt").exists());
+}
