@@ -7,8 +7,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Per-hook timeout when the entry names none.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Per-hook timeout when the entry names none: Claude Code's for command hooks (10
+/// minutes), so a slow formatter or test hook is not killed here where it runs there.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The settings files read, user first: the same three files as every other setting (user,
 /// the project's `.bash-agent/settings.json`, its `settings.local.json`); the hooks of all
