@@ -1,12 +1,17 @@
 //! The agent's side of MCP servers and user hooks: one small function per place the loop
 //! touches them (turn start, the tools of a request, a tool call, a final stop, session
 //! start and end, compaction), so the loop's own files only gain one-line calls. With
-//! nothing configured every function here returns at its first line.
+//! nothing configured every function here returns at its first line. The hook events
+//! themselves are in [`super::hook_events`].
+pub use super::hook_events::{
+    notification, post_tool, pre_compact, pre_tool, session_start, stop, subagent_start,
+    user_prompt, PreTool,
+};
 use crate::agent::context::AgentCtx;
-use crate::hooks::{fields, HookEvent, Hooks, Outcome, Permission};
+use crate::hooks::Hooks;
 use crate::mcp::Mcp;
 use crate::tools::ToolOutput;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
@@ -16,11 +21,11 @@ pub struct Extensions {
     pub mcp: Option<Arc<Mcp>>,
     pub hooks: Option<Hooks>,
     /// SessionStart context waiting for the next user message.
-    pending_context: Mutex<Vec<String>>,
+    pub(super) pending_context: Mutex<Vec<String>>,
     /// A hook said `continue: false`: the turn ends after the current step.
-    halt: Mutex<Option<String>>,
+    pub(super) halt: Mutex<Option<String>>,
     /// Stop-hook continuations in the current turn (bounded by [`MAX_STOP_CONTINUES`]).
-    stop_continues: std::sync::atomic::AtomicU32,
+    pub(super) stop_continues: std::sync::atomic::AtomicU32,
 }
 
 /// How often Stop hooks may make the agent continue in one turn. Claude Code leaves the
@@ -28,7 +33,7 @@ pub struct Extensions {
 /// agent going until `--max-turns`.
 pub const MAX_STOP_CONTINUES: u32 = 3;
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -63,36 +68,6 @@ impl Extensions {
     }
 }
 
-fn show(ctx: &AgentCtx, o: &Outcome) {
-    for m in &o.user_messages {
-        ctx.out.warn(m);
-    }
-    if ctx.cfg.verbose {
-        for v in &o.verbose {
-            eprintln!("[verbose] hook: {v}");
-        }
-    }
-    if let Some(r) = &o.stop {
-        ctx.out.warn(&format!("stopped by a hook: {r}"));
-        *lock(&ctx.ext.halt) = Some(r.clone());
-    }
-}
-
-fn run(
-    ctx: &AgentCtx,
-    ev: HookEvent,
-    subject: Option<&str>,
-    f: &[(&str, Value)],
-) -> Option<Outcome> {
-    let h = ctx.ext.hooks.as_ref()?;
-    if !h.has(ev) {
-        return None;
-    }
-    let o = h.run(ev, subject, fields(f));
-    show(ctx, &o);
-    Some(o)
-}
-
 /// Turn start: the MCP servers start in the background while the request is built.
 pub fn turn_start(ctx: &AgentCtx) {
     if let Some(m) = &ctx.ext.mcp {
@@ -110,76 +85,6 @@ pub fn tools_json(ctx: &AgentCtx) -> Cow<'static, str> {
         ctx.out.warn(&w);
     }
     Cow::Owned(m.tools_json(crate::tools::TOOLS_JSON_COMPACT))
-}
-
-/// UserPromptSubmit: Ok(text to add to the prompt) or Err(why the prompt was blocked).
-pub fn user_prompt(ctx: &AgentCtx, prompt: &str) -> Result<String, String> {
-    let mut extra: Vec<String> = std::mem::take(&mut *lock(&ctx.ext.pending_context));
-    if let Some(o) = run(
-        ctx,
-        HookEvent::UserPromptSubmit,
-        None,
-        &[("prompt", json!(prompt))],
-    ) {
-        if let Some(b) = o.block {
-            return Err(b);
-        }
-        extra.extend(o.context);
-    }
-    if extra.is_empty() {
-        return Ok(String::new());
-    }
-    Ok(format!(
-        "\n\n<hook-context>\n{}\n</hook-context>",
-        extra.join("\n")
-    ))
-}
-
-/// PreToolUse: Some(error text for the model) when a hook blocks the call.
-pub fn pre_tool(ctx: &AgentCtx, name: &str, input: &Value) -> Option<String> {
-    let o = run(
-        ctx,
-        HookEvent::PreToolUse,
-        Some(name),
-        &[("tool_name", json!(name)), ("tool_input", input.clone())],
-    )?;
-    if let Some(b) = o.block {
-        return Some(format!("PreToolUse hook blocked {name}: {b}"));
-    }
-    if ctx.cancel.is_cancelled() {
-        // Ctrl-C while the hooks ran: the call does not start.
-        return Some(format!("{name} was not run: interrupted"));
-    }
-    if o.permission == Some(Permission::Ask) {
-        // No confirmation prompt exists on this path: an "ask" is refused, never allowed.
-        return Some(format!(
-            "PreToolUse hook asked for confirmation of {name}; no confirmation is possible here, so the call was not run"
-        ));
-    }
-    None
-}
-
-/// PostToolUse: text appended to the result the model sees (a block reason, context).
-pub fn post_tool(ctx: &AgentCtx, name: &str, input: &Value, out: &ToolOutput) -> Option<String> {
-    let o = run(
-        ctx,
-        HookEvent::PostToolUse,
-        Some(name),
-        &[
-            ("tool_name", json!(name)),
-            ("tool_input", input.clone()),
-            (
-                "tool_response",
-                json!({"success": out.ok, "output": out.conv}),
-            ),
-        ],
-    )?;
-    let mut add = Vec::new();
-    if let Some(b) = o.block {
-        add.push(format!("PostToolUse hook: {b}"));
-    }
-    add.extend(o.context);
-    (!add.is_empty()).then(|| add.join("\n"))
 }
 
 /// An MCP tool call: Some((result, structured content)) when `name` is an MCP tool.
@@ -292,80 +197,10 @@ fn store_images(ctx: &AgentCtx, images: &[(String, String)]) -> String {
     )
 }
 
-/// Stop (SubagentStop in a sub-agent): Some(reason) when a hook makes the agent go on.
-/// `active` tells the hook it already made the agent continue in this turn; after
-/// [`MAX_STOP_CONTINUES`] continuations the agent stops whatever the hooks say.
-pub fn stop(ctx: &AgentCtx, active: bool) -> Option<String> {
-    use std::sync::atomic::Ordering;
-    let ev = if ctx.depth > 0 {
-        HookEvent::SubagentStop
-    } else {
-        HookEvent::Stop
-    };
-    if !active {
-        ctx.ext.stop_continues.store(0, Ordering::SeqCst);
-    }
-    let o = run(ctx, ev, None, &[("stop_hook_active", json!(active))])?;
-    if o.stop.is_some() {
-        return None;
-    }
-    let why = o.block?;
-    if ctx.ext.stop_continues.fetch_add(1, Ordering::SeqCst) >= MAX_STOP_CONTINUES {
-        ctx.out.warn(&format!(
-            "{} hook asked to continue again; stopping after {MAX_STOP_CONTINUES} continuations in this turn",
-            ev.name()
-        ));
-        return None;
-    }
-    Some(why)
-}
-
-/// SessionStart (`startup` or `resume`): its output becomes context of the next prompt.
-pub fn session_start(ctx: &AgentCtx, source: &str) {
-    if let Some(o) = run(
-        ctx,
-        HookEvent::SessionStart,
-        Some(source),
-        &[("source", json!(source))],
-    ) {
-        lock(&ctx.ext.pending_context).extend(o.context);
-    }
-}
-
 /// SessionEnd, then the MCP servers end with the run.
 pub fn session_end(ctx: &AgentCtx, reason: &str) {
-    run(
-        ctx,
-        HookEvent::SessionEnd,
-        None,
-        &[("reason", json!(reason))],
-    );
+    super::hook_events::session_end(ctx, reason);
     if let Some(m) = &ctx.ext.mcp {
         m.shutdown();
     }
-}
-
-/// PreCompact (`manual` or `auto`; the plan triggers count as auto).
-pub fn pre_compact(ctx: &AgentCtx, trigger: &str) {
-    let t = if trigger == "manual" {
-        "manual"
-    } else {
-        "auto"
-    };
-    run(
-        ctx,
-        HookEvent::PreCompact,
-        Some(t),
-        &[("trigger", json!(t)), ("custom_instructions", json!(""))],
-    );
-}
-
-/// Notification: the agent waits for the user.
-pub fn notification(ctx: &AgentCtx, message: &str) {
-    run(
-        ctx,
-        HookEvent::Notification,
-        None,
-        &[("message", json!(message))],
-    );
 }

@@ -11,6 +11,7 @@ pub mod editor;
 pub mod extensions;
 pub mod fallback;
 pub mod headless;
+pub mod hook_events;
 pub mod init;
 pub mod inject;
 pub mod output;

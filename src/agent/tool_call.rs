@@ -1,6 +1,7 @@
 //! One tool call inside a turn: validate the model's raw input (invalid JSON becomes a
 //! tool error, never an invalid JSONL line), run the tool, and emit its call and result.
 use crate::agent::context::AgentCtx;
+use crate::agent::extensions::PreTool;
 use crate::protocol::{Checklist, Event};
 use crate::session::conversation::ToolUse;
 use crate::tools;
@@ -24,7 +25,7 @@ pub fn run(
             )),
         ),
     };
-    let input: Value = serde_json::from_str(&raw).unwrap_or(Value::Object(Default::default()));
+    let mut input: Value = serde_json::from_str(&raw).unwrap_or(Value::Object(Default::default()));
     // TodoWrite's call is shown with its checklist, known only after it ran.
     let call_first = parse_err.is_none() && name != "TodoWrite";
     if call_first {
@@ -38,38 +39,45 @@ pub fn run(
             display: format!("Error: {m}"),
             checklist: None,
         },
-        // The permission gate first, then PreToolUse hooks; `mcp__*` tools go to their server.
-        // A tool outside a custom command's or agent's set is refused like a denied one.
-        None => match ctx
-            .custom
-            .allows(&name)
-            .and_then(|()| permission_check(ctx, &name, &input))
-        {
+        // PreToolUse hooks first (they may change the input or say allow/ask/deny), then
+        // the permission gate on the input that will run, as in Claude Code; `mcp__*` tools
+        // go to their server. A tool outside a custom command's or agent's set is refused
+        // like a denied one.
+        None => match ctx.custom.allows(&name).and_then(|()| {
+            match crate::agent::extensions::pre_tool(ctx, &name, &id, &input) {
+                PreTool::Refuse(why) => Err(why),
+                PreTool::Run {
+                    input: run_input,
+                    decision,
+                } => permission_check_with(ctx, &name, &run_input, decision).map(|()| run_input),
+            }
+        }) {
             Err(refusal) => tools::ToolOutput {
                 ok: false,
                 conv: format!("Error: {refusal}"),
                 display: format!("Error: {refusal}"),
                 checklist: None,
             },
-            Ok(()) => match crate::agent::extensions::pre_tool(ctx, &name, &input) {
-                Some(why) => tools::ToolOutput::error(&why, ctx.cfg.max_result_bytes),
-                None => {
-                    let out = match crate::agent::extensions::mcp_call(ctx, &name, &input) {
-                        Some((o, s)) => {
-                            structured = s;
-                            o
-                        }
-                        None => tools::run(ctx, &id, &name, &input),
-                    };
-                    ctx.permission.after(&name, out.ok);
-                    out
+            Ok(mut run_input) => {
+                if name == "SubAgent" {
+                    crate::agent::extensions::subagent_start(ctx, &id, &mut run_input);
                 }
-            },
+                let out = match crate::agent::extensions::mcp_call(ctx, &name, &run_input) {
+                    Some((o, s)) => {
+                        structured = s;
+                        o
+                    }
+                    None => tools::run(ctx, &id, &name, &run_input),
+                };
+                ctx.permission.after(&name, out.ok);
+                input = run_input;
+                out
+            }
         },
     };
     // Extensions: PostToolUse hooks may add feedback for the model.
     if parse_err.is_none() {
-        if let Some(add) = crate::agent::extensions::post_tool(ctx, &name, &input, &out) {
+        if let Some(add) = crate::agent::extensions::post_tool(ctx, &name, &id, &input, &out) {
             out.conv = format!("{}\n\n{add}", out.conv.trim_end_matches('\n'));
             out.display = format!("{}\n\n{add}", out.display.trim_end_matches('\n'));
         }
@@ -112,6 +120,16 @@ pub fn run(
 /// The permission gate, before the tool runs: a question goes through the line editor; the
 /// decision is logged as a `permission` event line (kept off the stream-json echo).
 pub fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(), String> {
+    permission_check_with(ctx, name, input, None)
+}
+
+/// [`permission_check`] with what the PreToolUse hooks said of the call.
+pub fn permission_check_with(
+    ctx: &AgentCtx,
+    name: &str,
+    input: &Value,
+    hook: Option<crate::hooks::Permission>,
+) -> Result<(), String> {
     let draft = ctx.session.plan_draft();
     let root = crate::session::paths::projects_root();
     let print = |t: &str| ctx.out.print(t);
@@ -133,6 +151,13 @@ pub fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(),
             }
         },
         log: &log,
+        hook: hook.and_then(|p| match p {
+            crate::hooks::Permission::Allow => Some(crate::permission::RuleKind::Allow),
+            crate::hooks::Permission::Ask => Some(crate::permission::RuleKind::Ask),
+            // A deny was a refusal before the gate.
+            crate::hooks::Permission::Deny => None,
+        }),
+        on_ask: &|_why| crate::agent::hook_events::permission_request(ctx, name, input),
     };
     ctx.permission.check(&env, name, input)
 }

@@ -161,6 +161,21 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     for w in refused.iter().filter(|_| o.sub_agent_notify.is_none()) {
         eprintln!("bash-agent: warning: {w}");
     }
+    // Claude Code's files: their `env` for tools and hooks, and the one line naming them.
+    crate::sandbox::env::set_extra(
+        settings
+            .claude
+            .env
+            .iter()
+            .map(|(k, v, _)| (k.clone(), v.clone()))
+            .collect(),
+    );
+    if o.sub_agent_notify.is_none() {
+        let cwd = crate::session::paths::physical_cwd()?;
+        if let Some(n) = crate::settings::claude::note(&settings.claude, &cwd) {
+            eprintln!("{n}");
+        }
+    }
     let (perm_mode, perm_rules) = crate::permission::Gate::resolve(
         po.permission_mode.as_deref(),
         &po.allow,

@@ -1,6 +1,7 @@
 //! `bash-agent config [--json]`: every effective setting of a run started here, and where it
 //! came from (flag, environment, local/project/user settings file, default). The API key is
-//! never printed: only whether one is set and from where.
+//! never printed: only whether one is set and from where. Claude Code's files are listed
+//! part by part (each rule, the mode, the directories, `env`, every hook) with their file.
 use crate::cli::Opts;
 use crate::error::Result;
 use crate::settings::{self, Source};
@@ -8,15 +9,30 @@ use serde_json::{json, Map, Value};
 
 pub fn cmd_config(o: &Opts) -> Result {
     let s = settings::load_here()?;
-    for w in &s.warnings {
+    let cwd = crate::session::paths::physical_cwd().unwrap_or_default();
+    let (hooks, hook_warnings) = crate::hooks::config::load(&cwd);
+    for w in &hook_warnings {
         eprintln!("bash-agent: warning: {w}");
     }
-    let cfg = crate::config::resolve(o, false)?;
+    // (resolve_with prints the files' warnings, once.)
+    let cfg = crate::config::resolve_with(o, false, &s)?;
     let p = &cfg.provider;
     let provider = p.kind.name();
     let mut rows: Vec<(&str, Value, Source)> = Vec::new();
-    let mut row = |key: &'static str, v: Value| {
-        let src = settings::source_of(key, o, &s, provider);
+    // `defaultMode` of Claude Code's files, when nothing of bash-agent's sets the mode.
+    let own_mode = s.get("permissions").and_then(|p| p.get("mode")).is_some();
+    let cc_mode = s.claude.mode.clone().filter(|_| !own_mode);
+    let mut row = |key: &'static str, mut v: Value| {
+        let mut src = settings::source_of(key, o, &s, provider);
+        if let (
+            Some((m, f)),
+            "permissions",
+            Source::Default | Source::User | Source::Project | Source::Local,
+        ) = (&cc_mode, key, &src)
+        {
+            v["mode"] = m.clone().into();
+            src = Source::Claude(f.display().to_string());
+        }
         rows.push((key, v, src));
     };
     row("provider", provider.into());
@@ -95,6 +111,9 @@ pub fn cmd_config(o: &Opts) -> Result {
             "trust".into(),
             json!({"value": trust_value, "source": trust_src, "ignored": s.ignored}),
         );
+        m.insert("claude_code".into(), claude_json(&s.claude));
+        m.insert("hooks_loaded".into(), hooks_json(&hooks));
+        m.insert("hook_warnings".into(), hook_warnings.into());
         println!("{}", Value::Object(m));
         return Ok(());
     }
@@ -120,7 +139,78 @@ pub fn cmd_config(o: &Opts) -> Result {
     for i in &s.ignored {
         println!("{:<15} ignored: {i}", "");
     }
+    print_claude(&s.claude, &hooks);
     Ok(())
+}
+
+/// Claude Code's settings as this run applies them, each part with its file.
+fn claude_json(c: &settings::claude::Claude) -> Value {
+    let file = |p: &std::path::Path| p.display().to_string();
+    json!({
+        "files": c.files.iter().map(|f| file(f)).collect::<Vec<_>>(),
+        "rules": c.rules.iter().map(|(k, r, f)| json!({"kind": settings::claude::kind_name(*k), "rule": r, "file": file(f)})).collect::<Vec<_>>(),
+        "mode": c.mode.as_ref().map(|(m, f)| json!({"value": m, "file": file(f)})),
+        "additional_directories": c.dirs.iter().map(|(d, f)| json!({"dir": d, "file": file(f)})).collect::<Vec<_>>(),
+        "env": c.env.iter().map(|(k, v, f)| json!({"name": k, "value": v, "file": file(f)})).collect::<Vec<_>>(),
+        "unused": c.unused,
+    })
+}
+
+/// Every hook command that loads (bash-agent's files and Claude Code's), with its file.
+fn hooks_json(hooks: &[(crate::hooks::HookEvent, crate::hooks::Group)]) -> Value {
+    hooks
+        .iter()
+        .flat_map(|(ev, g)| {
+            g.hooks.iter().map(move |h| {
+                json!({"event": ev.name(), "matcher": g.matcher, "command": h.command, "file": g.origin})
+            })
+        })
+        .collect()
+}
+
+fn print_claude(
+    c: &settings::claude::Claude,
+    hooks: &[(crate::hooks::HookEvent, crate::hooks::Group)],
+) {
+    for f in &c.files {
+        println!("{:<15} read {}", "claude code", f.display());
+    }
+    for (k, r, f) in &c.rules {
+        println!(
+            "{:<15} {} {r}  ({})",
+            "",
+            settings::claude::kind_name(*k),
+            f.display()
+        );
+    }
+    if let Some((m, f)) = &c.mode {
+        println!("{:<15} defaultMode {m}  ({})", "", f.display());
+    }
+    for (d, f) in &c.dirs {
+        println!("{:<15} additionalDirectory {d}  ({})", "", f.display());
+    }
+    for (k, v, f) in &c.env {
+        println!("{:<15} env {k}={v}  ({})", "", f.display());
+    }
+    for u in &c.unused {
+        println!("{:<15} not used here: {u}", "");
+    }
+    for (ev, g) in hooks {
+        for h in &g.hooks {
+            let m = if g.matcher.is_empty() {
+                "*"
+            } else {
+                &g.matcher
+            };
+            println!(
+                "{:<15} {} [{m}] {}  ({})",
+                "hook",
+                ev.name(),
+                h.command,
+                g.origin
+            );
+        }
+    }
 }
 
 /// Whether this folder's project files count (docs/sandbox.md, "Trust"), and why.

@@ -56,6 +56,7 @@ pub fn decide_for_run(ask: Ask) -> Result {
     let mut project = crate::settings::files(&cwd)
         .into_iter()
         .skip(1)
+        .chain(crate::settings::claude::files(&cwd).into_iter().skip(1))
         .map(|(_, p)| p)
         .chain([Scope::Project.path(&cwd)]);
     if !project.any(|p| p.symlink_metadata().is_ok()) {

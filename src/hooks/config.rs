@@ -1,13 +1,15 @@
 //! Where hooks are configured: `hooks` in the settings files (`~/.bash-agent/settings.json`,
-//! the project's `.bash-agent/settings.json` and `settings.local.json`), in Claude Code's JSON
-//! shape. Hooks are not merged like other keys: every file's hooks run.
-use super::{CommandHook, Group, HookEvent};
+//! the project's `.bash-agent/settings.json` and `settings.local.json`, and Claude Code's
+//! `~/.claude/settings.json`, `.claude/settings.json`, `.claude/settings.local.json`), in
+//! Claude Code's JSON shape. Hooks are not merged like other keys: every file's hooks run.
+use super::{CommandHook, Group, HookEvent, Matcher};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Per-hook timeout when the entry names none.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Per-hook timeout when the entry names none: Claude Code's for command hooks (10
+/// minutes), so a slow formatter or test hook is not killed here where it runs there.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The settings files read, user first: the same three files as every other setting (user,
 /// the project's `.bash-agent/settings.json`, its `settings.local.json`); the hooks of all
@@ -20,25 +22,45 @@ pub fn settings_files(cwd: &Path) -> Vec<PathBuf> {
     let root = crate::settings::project_root(cwd);
     crate::settings::files(cwd)
         .into_iter()
+        .chain(crate::settings::claude::files(cwd))
         .filter(|(src, p)| *src == Source::User || (trusted && trust::check_link(p, &root).is_ok()))
         .map(|(_, p)| p)
         .collect()
 }
 
-/// A matcher as Claude Code reads it: empty or `*` = everything, otherwise a regex that must
-/// match the whole subject (`Bash`, `Edit|Write`, `mcp__fs__.*`).
-pub fn matcher(m: &str) -> Result<Option<regex::Regex>, String> {
+/// A matcher as Claude Code reads it: empty or `*` = everything; only names (letters,
+/// digits, `_`, `-`) joined by `|` or `,` = one of those names exactly (`Edit|Write`);
+/// anything else = a regular expression found anywhere in the subject (`mcp__fs__.*`).
+pub fn matcher(m: &str) -> Result<Matcher, String> {
     let m = m.trim();
     if m.is_empty() || m == "*" {
-        return Ok(None);
+        return Ok(Matcher::All);
     }
-    regex::Regex::new(&format!("^(?:{m})$"))
-        .map(Some)
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ',' | ' ');
+    if m.chars().all(plain) {
+        return Ok(Matcher::Names(
+            m.split(['|', ','])
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect(),
+        ));
+    }
+    regex::Regex::new(m)
+        .map(Matcher::Regex)
         .map_err(|e| format!("bad hook matcher {m:?}: {e}"))
 }
 
-/// Parse one file's `hooks` object.
-pub fn parse(v: &Value, origin: &str) -> (Vec<(HookEvent, Group)>, Vec<String>) {
+/// `origin` with the line `"key"` first appears on in `text`, when it can be found.
+fn at_line(origin: &str, text: &str, key: &str) -> String {
+    match text.find(&format!("\"{key}\"")) {
+        Some(i) => format!("{origin}:{}", text[..i].matches('\n').count() + 1),
+        None => origin.to_string(),
+    }
+}
+
+/// Parse one file's `hooks` object (`text`, the file's text, for the line of a warning).
+pub fn parse(v: &Value, origin: &str, text: &str) -> (Vec<(HookEvent, Group)>, Vec<String>) {
     let mut out = Vec::new();
     let mut warn = Vec::new();
     let Some(obj) = v.get("hooks").and_then(Value::as_object) else {
@@ -46,14 +68,31 @@ pub fn parse(v: &Value, origin: &str) -> (Vec<(HookEvent, Group)>, Vec<String>) 
     };
     for (ev_name, groups) in obj {
         let Some(ev) = HookEvent::parse(ev_name) else {
-            warn.push(format!("{origin}: unknown hook event {ev_name:?}"));
+            warn.push(format!(
+                "{}: unknown hook event {ev_name:?}; its hooks are ignored (the others load)",
+                at_line(origin, text, ev_name)
+            ));
             continue;
         };
-        for g in groups.as_array().into_iter().flatten() {
-            let pattern = match matcher(g.get("matcher").and_then(Value::as_str).unwrap_or("")) {
+        let Some(groups) = groups.as_array() else {
+            warn.push(format!(
+                "{}: {ev_name}: expected an array of matcher groups; ignored",
+                at_line(origin, text, ev_name)
+            ));
+            continue;
+        };
+        if let Some(why) = ev.never_fires() {
+            warn.push(format!(
+                "{}: {ev_name} hooks load but never fire ({why})",
+                at_line(origin, text, ev_name)
+            ));
+        }
+        for g in groups {
+            let written = g.get("matcher").and_then(Value::as_str).unwrap_or("");
+            let pattern = match matcher(written) {
                 Ok(p) => p,
                 Err(e) => {
-                    warn.push(format!("{origin}: {e}"));
+                    warn.push(format!("{}: {e}", at_line(origin, text, ev_name)));
                     continue;
                 }
             };
@@ -68,7 +107,8 @@ pub fn parse(v: &Value, origin: &str) -> (Vec<(HookEvent, Group)>, Vec<String>) 
                 let command = h.get("command").and_then(Value::as_str).unwrap_or("");
                 if kind != "command" || command.is_empty() {
                     warn.push(format!(
-                        "{origin}: {ev_name} hook skipped (only `type: \"command\"` hooks with a command run)"
+                        "{}: {ev_name} hook skipped (only `type: \"command\"` hooks with a command run)",
+                        at_line(origin, text, ev_name)
                     ));
                     continue;
                 }
@@ -84,7 +124,15 @@ pub fn parse(v: &Value, origin: &str) -> (Vec<(HookEvent, Group)>, Vec<String>) 
                 });
             }
             if !hooks.is_empty() {
-                out.push((ev, Group { pattern, hooks }));
+                out.push((
+                    ev,
+                    Group {
+                        pattern,
+                        hooks,
+                        matcher: written.to_string(),
+                        origin: origin.to_string(),
+                    },
+                ));
             }
         }
     }
@@ -103,13 +151,11 @@ pub fn load(cwd: &Path) -> (Vec<(HookEvent, Group)>, Vec<String>) {
         if !text.contains("\"hooks\"") {
             continue; // the common case: settings without hooks cost no parse
         }
-        match serde_json::from_str::<Value>(&text) {
-            Ok(v) => {
-                let (g, w) = parse(&v, &f.display().to_string());
-                all.extend(g);
-                warn.extend(w);
-            }
-            Err(e) => warn.push(format!("{}: invalid JSON: {e}", f.display())),
+        // A file that is not JSON was named by the settings loader already.
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            let (g, w) = parse(&v, &f.display().to_string(), &text);
+            all.extend(g);
+            warn.extend(w);
         }
     }
     (all, warn)
@@ -122,13 +168,16 @@ mod tests {
 
     #[test]
     fn matchers_follow_claude_code() {
-        assert!(matcher("*").unwrap().is_none());
-        assert!(matcher("").unwrap().is_none());
-        let m = matcher("Bash|Write").unwrap().unwrap();
-        assert!(m.is_match("Bash") && m.is_match("Write"));
-        assert!(!m.is_match("Bashful") && !m.is_match("Read"));
-        let m = matcher("mcp__fs__.*").unwrap().unwrap();
-        assert!(m.is_match("mcp__fs__read_file"));
+        assert!(matches!(matcher("*").unwrap(), Matcher::All));
+        assert!(matches!(matcher("").unwrap(), Matcher::All));
+        let m = matcher("Bash|Write").unwrap();
+        assert!(m.accepts(&["Bash"]) && m.accepts(&["Write"]));
+        assert!(!m.accepts(&["Bashful"]) && !m.accepts(&["Read"]));
+        let m = matcher("mcp__fs__.*").unwrap();
+        assert!(m.accepts(&["mcp__fs__read_file"]));
+        // A regex is found anywhere, as Claude Code's (unanchored).
+        assert!(matcher("^Notebook").unwrap().accepts(&["NotebookEdit"]));
+        assert!(matcher("Edit.*").unwrap().accepts(&["MultiEdit"]));
         assert!(matcher("(").is_err());
     }
 
@@ -139,10 +188,17 @@ mod tests {
             "Stop": [{"hooks": [{"type": "command", "command": "y"}]}],
             "Nope": []
         }});
-        let (g, w) = parse(&v, "f");
+        let text = serde_json::to_string_pretty(&v).unwrap();
+        let (g, w) = parse(&v, "f", &text);
         assert_eq!(g.len(), 2);
-        assert_eq!(g[0].1.hooks[0].timeout, Duration::from_secs(5));
-        assert_eq!(g[1].1.hooks[0].timeout, DEFAULT_TIMEOUT);
+        let pre = g.iter().find(|(e, _)| *e == HookEvent::PreToolUse).unwrap();
+        assert_eq!(pre.1.hooks[0].timeout, Duration::from_secs(5));
+        let stop = g.iter().find(|(e, _)| *e == HookEvent::Stop).unwrap();
+        assert_eq!(stop.1.hooks[0].timeout, DEFAULT_TIMEOUT);
         assert_eq!(w.len(), 1);
+        assert!(
+            w[0].starts_with("f:") && w[0].contains("unknown hook event \"Nope\""),
+            "{w:?}"
+        );
     }
 }

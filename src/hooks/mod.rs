@@ -2,64 +2,24 @@
 //! command gets one JSON object on stdin; exit 0 is ok, exit 2 blocks (stderr is the
 //! reason), any other code is a non-blocking error; JSON on stdout can decide as well
 //! (`continue`, `stopReason`, `decision`/`reason`, `hookSpecificOutput.permissionDecision`,
-//! `additionalContext`, `systemMessage`, `suppressOutput`).
+//! `updatedInput`, `additionalContext`, `systemMessage`, `suppressOutput`). The input names
+//! tools and their fields as Claude Code does ([`names`]).
 //!
-//! Configured in settings `hooks` (`~/.bash-agent/settings.json`, then the project's
-//! `.bash-agent/settings.json`), in Claude Code's shape:
+//! Configured in settings `hooks` (bash-agent's own files and Claude Code's
+//! `.claude/settings*.json`, `~/.claude/settings.json`), in Claude Code's shape:
 //! `{"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [{"type": "command",
 //! "command": "...", "timeout": 60}]}]}}`.
 pub mod config;
+mod events;
+pub mod names;
+mod output;
 mod run;
+
+pub use events::HookEvent;
 
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// The events a hook can subscribe to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HookEvent {
-    PreToolUse,
-    PostToolUse,
-    UserPromptSubmit,
-    Stop,
-    SubagentStop,
-    SessionStart,
-    SessionEnd,
-    PreCompact,
-    Notification,
-}
-
-impl HookEvent {
-    pub const ALL: [HookEvent; 9] = [
-        HookEvent::PreToolUse,
-        HookEvent::PostToolUse,
-        HookEvent::UserPromptSubmit,
-        HookEvent::Stop,
-        HookEvent::SubagentStop,
-        HookEvent::SessionStart,
-        HookEvent::SessionEnd,
-        HookEvent::PreCompact,
-        HookEvent::Notification,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            HookEvent::PreToolUse => "PreToolUse",
-            HookEvent::PostToolUse => "PostToolUse",
-            HookEvent::UserPromptSubmit => "UserPromptSubmit",
-            HookEvent::Stop => "Stop",
-            HookEvent::SubagentStop => "SubagentStop",
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::SessionEnd => "SessionEnd",
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::Notification => "Notification",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<HookEvent> {
-        HookEvent::ALL.into_iter().find(|e| e.name() == s)
-    }
-}
 
 /// One command hook.
 #[derive(Debug, Clone)]
@@ -68,12 +28,38 @@ pub struct CommandHook {
     pub timeout: Duration,
 }
 
+/// A matcher as Claude Code reads it (config::matcher).
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    /// Empty, `*` or absent.
+    All,
+    /// Only names (letters, digits, `_`, `-`), joined by `|` or `,`: one of them exactly.
+    Names(Vec<String>),
+    /// Anything else: a regular expression found anywhere in the subject.
+    Regex(regex::Regex),
+}
+
+impl Matcher {
+    fn accepts(&self, subjects: &[&str]) -> bool {
+        match self {
+            Matcher::All => true,
+            // An event without a subject: the matcher does not apply.
+            _ if subjects.is_empty() => true,
+            Matcher::Names(n) => subjects.iter().any(|s| n.iter().any(|m| m == s)),
+            Matcher::Regex(r) => subjects.iter().any(|s| r.is_match(s)),
+        }
+    }
+}
+
 /// A matcher group: the hooks run when `pattern` matches the event's subject (the tool name
-/// for tool events, the source/trigger for SessionStart/PreCompact); None matches all.
+/// for tool events, the source/trigger for SessionStart/PreCompact).
 #[derive(Debug, Clone)]
 pub struct Group {
-    pub pattern: Option<regex::Regex>,
+    pub pattern: Matcher,
     pub hooks: Vec<CommandHook>,
+    /// The matcher as written and the file it came from (`bash-agent config`).
+    pub matcher: String,
+    pub origin: String,
 }
 
 /// A permission decision from PreToolUse.
@@ -98,6 +84,9 @@ pub struct Outcome {
     pub user_messages: Vec<String>,
     /// A successful hook's stdout, shown with `-v`.
     pub verbose: Vec<String>,
+    /// PreToolUse `updatedInput` / PermissionRequest `decision.updatedInput` (Claude Code's
+    /// field names; names::from_cc translates).
+    pub updated_input: Option<Value>,
 }
 
 /// The hooks of a run and what every hook input carries.
@@ -139,20 +128,13 @@ impl Hooks {
         self.groups.iter().any(|(e, _)| *e == ev)
     }
 
-    /// Run every hook of `ev` whose matcher accepts `subject`, in parallel, with the event's
-    /// own input fields; merge their decisions.
-    pub fn run(&self, ev: HookEvent, subject: Option<&str>, fields: Map<String, Value>) -> Outcome {
+    /// Run every hook of `ev` whose matcher accepts one of `subjects` (a tool's names), in
+    /// parallel, with the event's own input fields; merge their decisions.
+    pub fn run(&self, ev: HookEvent, subjects: &[&str], fields: Map<String, Value>) -> Outcome {
         let cmds: Vec<&CommandHook> = self
             .groups
             .iter()
-            .filter(|(e, g)| {
-                *e == ev
-                    && match (&g.pattern, subject) {
-                        (None, _) => true,
-                        (Some(re), Some(s)) => re.is_match(s),
-                        (Some(_), None) => true,
-                    }
-            })
+            .filter(|(e, g)| *e == ev && g.pattern.accepts(subjects))
             .flat_map(|(_, g)| g.hooks.iter())
             .collect();
         if cmds.is_empty() {
@@ -171,7 +153,7 @@ impl Hooks {
         let results = run::run_all(&cmds, &stdin, &self.cwd, &self.cancel);
         let mut out = Outcome::default();
         for (hook, r) in cmds.iter().zip(results) {
-            run::merge(ev, hook, r, &mut out);
+            output::merge(ev, hook, r, &mut out);
         }
         out
     }

@@ -1,9 +1,8 @@
 //! Running hook commands: `sh -c` in the project folder, each in its own process group with
 //! the scrubbed environment, all hooks of one event in parallel, each bounded by its timeout
 //! (a hook still running then is killed with its whole group).
-use super::{CommandHook, HookEvent, Outcome, Permission};
+use super::CommandHook;
 use crate::util::cancel::Cancel;
-use serde_json::Value;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -17,6 +16,8 @@ pub enum Ran {
         code: i32,
         stdout: String,
         stderr: String,
+        /// stdout was longer than [`MAX_READ`] and was cut: what it said cannot be read.
+        cut: bool,
     },
     TimedOut,
     /// The user interrupted the run while the hook ran (its group was killed).
@@ -32,14 +33,16 @@ pub const MAX_READ: usize = 1024 * 1024;
 /// about 10,000 too): injected context is resent with every request of the session.
 pub const MAX_INJECTED_CHARS: usize = 10_000;
 
-fn read_all(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+/// The first [`MAX_READ`] bytes, and whether there was more.
+fn read_all(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<(String, bool)> {
     std::thread::spawn(move || {
         let mut s = Vec::new();
+        let mut rest = 0;
         if let Some(mut r) = r {
             let _ = r.by_ref().take(MAX_READ as u64).read_to_end(&mut s);
-            let _ = std::io::copy(&mut r, &mut std::io::sink());
+            rest = std::io::copy(&mut r, &mut std::io::sink()).unwrap_or(0);
         }
-        String::from_utf8_lossy(&s).into_owned()
+        (String::from_utf8_lossy(&s).into_owned(), rest > 0)
     })
 }
 
@@ -75,7 +78,8 @@ fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path, cancel: &Cancel) -> Ran 
         Ok(g) => g,
         Err(e) => return Ran::Failed(format!("cannot apply the sandbox: {e}")),
     };
-    cmd.env("CLAUDE_PROJECT_DIR", cwd);
+    // Claude Code's variable: the project root (hook commands are `$CLAUDE_PROJECT_DIR/...`).
+    cmd.env("CLAUDE_PROJECT_DIR", crate::settings::project_root(cwd));
     let spawned = cmd.spawn();
     drop(guard);
     let mut child = match spawned {
@@ -117,10 +121,13 @@ fn run_one(hook: &CommandHook, stdin: &str, cwd: &Path, cancel: &Cancel) -> Ran 
             Ran::TimedOut
         };
     };
+    let (stdout, cut) = out.join().unwrap_or_default();
+    let (stderr, _) = err.join().unwrap_or_default();
     Ran::Exited {
         code: status.code().unwrap_or(-1),
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
+        stdout,
+        stderr,
+        cut,
     }
 }
 
@@ -145,138 +152,11 @@ pub fn run_all(hooks: &[&CommandHook], stdin: &str, cwd: &Path, cancel: &Cancel)
     })
 }
 
-fn label(hook: &CommandHook) -> String {
-    let c: String = hook.command.chars().take(60).collect();
-    if c.len() < hook.command.len() {
-        format!("{c}...")
-    } else {
-        c
-    }
-}
-
-/// Fold one hook's result into the event's outcome.
-pub fn merge(ev: HookEvent, hook: &CommandHook, r: Ran, out: &mut Outcome) {
-    let name = ev.name();
-    let (code, stdout, stderr) = match r {
-        Ran::Exited {
-            code,
-            stdout,
-            stderr,
-        } => (code, stdout, stderr),
-        Ran::TimedOut => {
-            out.user_messages.push(format!(
-                "{name} hook `{}` timed out after {} s and was killed",
-                label(hook),
-                hook.timeout.as_secs_f64()
-            ));
-            return;
-        }
-        Ran::Interrupted => {
-            out.user_messages
-                .push(format!("{name} hook `{}` was interrupted", label(hook)));
-            return;
-        }
-        Ran::Failed(e) => {
-            out.user_messages
-                .push(format!("{name} hook `{}` failed: {e}", label(hook)));
-            return;
-        }
-    };
-    match code {
-        0 => {}
-        2 => {
-            let reason = stderr.trim();
-            out.block.get_or_insert_with(|| {
-                if reason.is_empty() {
-                    format!("blocked by a {name} hook")
-                } else {
-                    cap_injected(reason)
-                }
-            });
-            return;
-        }
-        c => {
-            let e = stderr.trim();
-            out.user_messages.push(format!(
-                "{name} hook `{}` failed (exit {c}){}{e}",
-                label(hook),
-                if e.is_empty() { "" } else { ": " }
-            ));
-            return;
-        }
-    }
-    let trimmed = stdout.trim();
-    let json = if trimmed.starts_with('{') {
-        serde_json::from_str::<Value>(trimmed).ok()
-    } else {
-        None
-    };
-    let Some(j) = json else {
-        if trimmed.is_empty() {
-            return;
-        }
-        if matches!(ev, HookEvent::UserPromptSubmit | HookEvent::SessionStart) {
-            out.context.push(cap_injected(trimmed));
-        } else {
-            out.verbose.push(trimmed.to_string());
-        }
-        return;
-    };
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    if let Some(m) = s(&j, "systemMessage") {
-        out.user_messages.push(m);
-    }
-    if j.get("continue").and_then(Value::as_bool) == Some(false) {
-        let r = s(&j, "stopReason").unwrap_or_else(|| format!("stopped by a {name} hook"));
-        out.stop.get_or_insert(r);
-    }
-    let reason = s(&j, "reason");
-    match s(&j, "decision").as_deref() {
-        Some("block") => {
-            out.block.get_or_insert_with(|| {
-                reason
-                    .as_deref()
-                    .map_or_else(|| format!("blocked by a {name} hook"), cap_injected)
-            });
-        }
-        Some("approve") => decide(out, Permission::Allow, None),
-        _ => {}
-    }
-    if let Some(h) = j.get("hookSpecificOutput") {
-        let why = s(h, "permissionDecisionReason");
-        match s(h, "permissionDecision").as_deref() {
-            Some("deny") => {
-                decide(out, Permission::Deny, None);
-                out.block.get_or_insert_with(|| {
-                    why.as_deref()
-                        .map_or_else(|| format!("denied by a {name} hook"), cap_injected)
-                });
-            }
-            Some("ask") => decide(out, Permission::Ask, why.clone()),
-            Some("allow") => decide(out, Permission::Allow, None),
-            _ => {}
-        }
-        if let Some(c) = s(h, "additionalContext").filter(|c| !c.trim().is_empty()) {
-            out.context.push(cap_injected(&c));
-        }
-    }
-    if j.get("suppressOutput").and_then(Value::as_bool) != Some(true) && !trimmed.is_empty() {
-        out.verbose.push(trimmed.to_string());
-    }
-}
-
-fn decide(out: &mut Outcome, p: Permission, why: Option<String>) {
-    if out.permission.map(|q| p > q).unwrap_or(true) {
-        out.permission = Some(p);
-    }
-    if let Some(w) = why {
-        out.user_messages.push(w);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::output::merge;
+    use crate::hooks::{HookEvent, Outcome, Permission};
 
     fn hook(cmd: &str, secs: u64) -> CommandHook {
         CommandHook {
@@ -355,5 +235,29 @@ mod tests {
         );
         assert!(o.context[0].len() < MAX_INJECTED_CHARS + 100);
         assert!(o.context[0].contains("hook output cut"));
+    }
+
+    /// Issue 42 item 10: a deny whose reason is over the output cap is cut; the cut JSON
+    /// does not parse, and must refuse, never let the call through.
+    #[test]
+    fn a_cut_json_answer_refuses() {
+        let deny = r#"printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"'; head -c 2000000 /dev/zero | tr '\0' x; printf '"}}'"#;
+        for ev in [
+            HookEvent::PreToolUse,
+            HookEvent::PermissionRequest,
+            HookEvent::UserPromptSubmit,
+        ] {
+            let o = one(ev, deny);
+            let b = o.block.as_deref().unwrap_or_default();
+            assert!(
+                b.contains("was cut and cannot be read") && b.contains("refused"),
+                "{ev:?}: {b}"
+            );
+        }
+        // Under the cap the same answer is read whole.
+        let small = deny.replace("2000000", "1000");
+        let o = one(HookEvent::PreToolUse, &small);
+        assert_eq!(o.permission, Some(Permission::Deny));
+        assert!(o.block.unwrap().starts_with("xxx"));
     }
 }

@@ -42,6 +42,12 @@ pub struct CallEnv<'a> {
     pub preview: &'a dyn Fn() -> String,
     /// Append one events.jsonl line.
     pub log: &'a dyn Fn(&str),
+    /// What a PreToolUse hook said of this call: `Allow` skips a question (deny rules still
+    /// refuse), `Ask` puts one where the rules would allow (Claude Code's semantics).
+    pub hook: Option<RuleKind>,
+    /// A PermissionRequest hook, run where a question would be put (or refused headless):
+    /// Some(Ok) allows, Some(Err(why)) refuses, None leaves it to the person.
+    pub on_ask: &'a dyn Fn(&str) -> Option<Result<(), String>>,
 }
 
 /// The mode from `BASH_AGENT_PERMISSION_MODE` when the flag is absent.
@@ -200,6 +206,10 @@ impl Gate {
             }
         };
         let label = label(&facts);
+        let verdict = match super::hooked::apply(env, verdict, mode, &label) {
+            Ok(v) => v,
+            Err(decided) => return decided,
+        };
         match verdict {
             Verdict::Allow => Ok(()),
             Verdict::Deny(why) => {
@@ -306,7 +316,7 @@ impl Gate {
     }
 }
 
-fn log(
+pub(super) fn log(
     env: &CallEnv,
     label: &str,
     mode: PermMode,

@@ -8,6 +8,7 @@ pub mod bashparse;
 mod bashrules;
 pub use bashrules::bash_facts;
 pub mod gate;
+mod hooked;
 pub mod hops;
 mod rules;
 pub use rules::{split_rules, split_top_level};

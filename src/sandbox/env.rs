@@ -176,9 +176,25 @@ pub fn scrub(vars: Vec<(OsString, OsString)>) -> Vec<(OsString, OsString)> {
         .collect()
 }
 
-/// The environment for a tool process: this process's environment, scrubbed.
+/// Variables a settings file sets for tools and hooks (Claude Code's `env`), set once at
+/// start-up; their names were checked by settings::claude::env_refused.
+static EXTRA: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+/// Set the variables tools and hooks get on top of the scrubbed environment.
+pub fn set_extra(vars: Vec<(String, String)>) {
+    *EXTRA.lock().unwrap_or_else(|p| p.into_inner()) = vars;
+}
+
+/// The environment for a tool process: this process's environment, scrubbed, with the
+/// settings' `env` over it.
 pub fn tool_env() -> Vec<(OsString, OsString)> {
-    scrub(std::env::vars_os().collect())
+    let extra = EXTRA.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut vars = scrub(std::env::vars_os().collect());
+    if !extra.is_empty() {
+        vars.retain(|(k, _)| !extra.iter().any(|(n, _)| k == n.as_str()));
+        vars.extend(extra.into_iter().map(|(k, v)| (k.into(), v.into())));
+    }
+    vars
 }
 
 /// Give `cmd` exactly the [`tool_env`] environment (nothing inherited besides it).

@@ -13,6 +13,8 @@ pub enum Source {
     Local,
     /// The environment variable that gave it.
     Env(String),
+    /// One of Claude Code's files (`.claude/settings*.json`, `~/.claude/settings.json`).
+    Claude(String),
     Flag,
 }
 
@@ -24,6 +26,7 @@ impl Source {
             Source::Project => "project settings".into(),
             Source::Local => "local settings".into(),
             Source::Env(v) => format!("env {v}"),
+            Source::Claude(f) => format!("Claude Code settings {f}"),
             Source::Flag => "flag".into(),
         }
     }

@@ -4,6 +4,7 @@
 //! Precedence: flags > environment > local > project > user > defaults. [`overlay`] turns
 //! the files into the flags a run did not give, so `config::resolve` keeps its one
 //! resolution path; [`report`] says where each effective value came from.
+pub mod claude;
 pub mod load;
 pub mod merge;
 pub mod trust;
@@ -57,6 +58,8 @@ pub struct Settings {
     /// What the project files of an untrusted folder asked for and did not get
     /// (`key (file)`), for the one note on stderr ([`trust`]).
     pub ignored: Vec<String>,
+    /// What Claude Code's files (`.claude/settings*.json`, `~/.claude/settings.json`) give.
+    pub claude: claude::Claude,
 }
 
 impl Settings {
@@ -193,6 +196,11 @@ pub fn load(cwd: &Path) -> Result<Settings, Error> {
         }
     }
     s.entries = merge(&layers);
+    let own_mode = s.nested("permissions", "mode");
+    let cc = claude::load(cwd, trusted, own_mode.as_deref());
+    s.warnings.extend(cc.warnings);
+    s.ignored.extend(cc.ignored);
+    s.claude = cc.claude;
     Ok(s)
 }
 
@@ -267,7 +275,15 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
     // Permissions: the mode when neither --permission-mode nor the environment says; the
     // rules of the settings are added to the flags' (a settings deny rule always applies).
     if o.permission_mode.is_none() && !env_set(crate::permission::gate::MODE_ENV) {
-        o.permission_mode = s.nested("permissions", "mode");
+        o.permission_mode = s
+            .nested("permissions", "mode")
+            .or_else(|| s.claude.mode.as_ref().map(|(m, _)| m.clone()));
+    }
+    // Claude Code's `additionalDirectories` (trusted files only: see settings::claude).
+    for (d, _) in &s.claude.dirs {
+        if !o.add_dir.contains(d) {
+            o.add_dir.push(d.clone());
+        }
     }
     // (A sub-agent gets its parent's rules as flags and reads the same files: no doubles.)
     for (list, kind) in [
@@ -275,7 +291,16 @@ pub fn overlay(o: &Opts, s: &Settings) -> Opts {
         (&mut o.ask, "ask"),
         (&mut o.deny, "deny"),
     ] {
-        for r in s.rules(kind) {
+        let cc = s
+            .claude
+            .rules
+            .iter()
+            .filter(|(k, _, _)| claude::kind_name(*k) == kind);
+        for r in s
+            .rules(kind)
+            .into_iter()
+            .chain(cc.map(|(_, t, _)| t.clone()))
+        {
             if !list.contains(&r) {
                 list.push(r);
             }

@@ -48,6 +48,8 @@ fn every_event_reaches_a_bash_and_a_python_hook() {
         "SubagentStop",
         "SessionEnd",
         "PreCompact",
+        "PostCompact",
+        "SubagentStart",
         "Notification",
     ] {
         all.insert(ev.into(), both.clone());
@@ -112,11 +114,20 @@ fn every_event_reaches_a_bash_and_a_python_hook() {
                 .filter(|l| l["hook_event_name"] == ev)
                 .collect()
         };
-        for ev in bash_agent::hooks::HookEvent::ALL {
-            assert!(!of(ev.name()).is_empty(), "{file}: no {}", ev.name());
+        // Every event that fires (PermissionRequest, PostToolUseFailure: claude_hooks.rs).
+        for e in bash_agent::hooks::HookEvent::ALL
+            .into_iter()
+            .filter(|e| e.never_fires().is_none())
+        {
+            let skip = matches!(e.name(), "PermissionRequest" | "PostToolUseFailure");
+            assert!(skip || !of(e.name()).is_empty(), "{file}: no {}", e.name());
         }
         for l in &lines {
             assert!(l["session_id"].is_string() && l["cwd"].is_string(), "{l}");
+            assert_eq!(
+                l["permission_mode"], "bypassPermissions",
+                "Claude Code's names"
+            );
             assert!(l["transcript_path"]
                 .as_str()
                 .unwrap()
@@ -127,7 +138,11 @@ fn every_event_reaches_a_bash_and_a_python_hook() {
         assert!(pre
             .iter()
             .any(|l| l["tool_name"] == "Bash" && l["tool_input"]["command"] == "echo hi"));
-        assert!(pre.iter().any(|l| l["tool_name"] == "SubAgent"));
+        assert!(pre.iter().any(|l| l["tool_name"] == "Agent"));
+        assert!(pre.iter().any(|l| l["tool_use_id"] == "b"));
+        assert_eq!(of("SubagentStart")[0]["agent_id"], "s");
+        let summary = of("PostCompact")[0]["compact_summary"].to_string();
+        assert!(summary.contains("Task focus: hooks"), "{summary}");
         let post = of("PostToolUse");
         assert!(
             post.iter()

@@ -9,6 +9,8 @@ mod approvals;
 mod edges_net_hosts;
 mod background_tools;
 mod claude_code_compat;
+mod claude_hooks;
+mod claude_settings;
 mod cli_extras;
 mod cli_launch;
 mod compact_e2e;

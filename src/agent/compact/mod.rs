@@ -195,6 +195,7 @@ pub fn compact(ctx: &AgentCtx, system: &str, trigger: &str, force: bool) -> Comp
     // check does not compact again on a stale figure.
     let estimate = tail.iter().map(|l| line_tokens(l)).sum::<u64>() + line_tokens(system);
     let _ = stats::update(&s.stats(), |st| st.current_context_tokens = estimate);
+    crate::agent::hook_events::post_compact(ctx, if force { "manual" } else { trigger }, &summary);
     CompactOutcome::Compacted {
         dropped: head.len(),
         kept: tail.len(),
