@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 pub fn cmd_config(o: &Opts) -> Result {
     let s = settings::load_here()?;
     for w in &s.warnings {
-        eprintln!("bash-agent: warning: {w}");
+        eprintln!("bash-agent: warning: {}", crate::util::shown::shown(w));
     }
     let cfg = crate::config::resolve(o, false)?;
     let p = &cfg.provider;

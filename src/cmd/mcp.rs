@@ -27,7 +27,7 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
             let trusted = crate::settings::trust::is_trusted(&cwd);
             let (servers, warnings) = config::load_with(&cwd, true);
             for w in warnings {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", crate::util::shown::shown(&w));
             }
             if o.json {
                 let v: Vec<Value> = servers

@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use crate::mcp::config::{read_servers, Scope};
 use crate::settings::trust;
+use crate::util::shown;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -71,14 +72,14 @@ pub fn decide_for_run(ask: Ask) -> Result {
         for p in &found.relative {
             eprintln!(
                 "bash-agent: warning: trusted_folders names {}, which is not an absolute path; ignored",
-                p.display()
+                shown::path(p)
             );
         }
         for p in &found.stale {
             eprintln!(
                 "bash-agent: warning: trusted_folders names {}, which no longer exists (a folder created there later would inherit it); remove it with: bash-agent trust --forget {}",
-                p.display(),
-                p.display()
+                shown::path(p),
+                shown::path(p)
             );
         }
     }
@@ -102,13 +103,16 @@ pub fn decide_for_run(ask: Ask) -> Result {
 /// The one stderr note of a run that ignored project settings.
 fn note(root: &Path, effects: &[String], declined: bool) -> String {
     let prefix = format!("{}/", root.display());
-    let list: Vec<String> = effects.iter().map(|e| e.replace(&prefix, "")).collect();
+    let list: Vec<String> = effects
+        .iter()
+        .map(|e| shown::shown(&e.replace(&prefix, "")).into_owned())
+        .collect();
     format!(
         "bash-agent: {} is not a trusted folder{}; ignored from its project files: {}. Trust it with: bash-agent trust {} (or --trust for one run)",
-        root.display(),
+        shown::path(root),
         if declined { " (you chose not to trust it)" } else { "" },
         list.join("; "),
-        root.display()
+        shown::path(root)
     )
 }
 
@@ -119,10 +123,10 @@ fn question(root: &Path, effects: &[String]) -> bool {
     let _ = writeln!(
         err,
         "\nThe project files in {} want to change what bash-agent may do:",
-        root.display()
+        shown::path(root)
     );
     for e in effects {
-        let _ = writeln!(err, "  - {}", e.replace(&prefix, ""));
+        let _ = writeln!(err, "  - {}", shown::shown(&e.replace(&prefix, "")));
     }
     let _ = writeln!(
         err,
@@ -164,7 +168,7 @@ pub fn cmd_trust(dir: Option<&Path>, untrust: bool, forget: bool, list: bool) ->
             println!(
                 "{}\t{}{gone}",
                 if t { "trusted" } else { "untrusted" },
-                p.display()
+                shown::path(&p)
             );
         }
         return Ok(());
@@ -178,19 +182,45 @@ pub fn cmd_trust(dir: Option<&Path>, untrust: bool, forget: bool, list: bool) ->
         }
     };
     if !forget && !dir.is_dir() {
-        return Err(Error::usage(format!("{}: no such folder", dir.display())));
+        return Err(Error::usage(format!("{}: no such folder", shown::path(&dir))));
     }
     let decision = match (untrust, forget) {
         (_, true) => None,
         (true, _) => Some(false),
         _ => Some(true),
     };
+    if decision == Some(true) {
+        if let Some(why) = too_wide(&dir) {
+            return Err(Error::usage(format!(
+                "{}: not trusted: {why}, so trusting it would trust every folder below it (every repository cloned there later). Trust the project's own folder instead",
+                shown::path(&dir)
+            )));
+        }
+    }
     let stored = trust::store(&dir, decision).map_err(Error::usage)?;
     let what = match decision {
         Some(true) => "trusted: its project settings, MCP servers and hooks apply",
         Some(false) => "not trusted: its project settings that widen are ignored",
         None => "forgotten: runs there decide again",
     };
-    println!("{} {what}", stored.display());
+    println!("{} {what}", shown::path(&stored));
     Ok(())
+}
+
+/// Why trusting `dir` would cover far more than a project: the root folder, the home folder
+/// or a folder above it (a trust entry covers every folder below it, docs/sandbox.md).
+fn too_wide(dir: &Path) -> Option<&'static str> {
+    let phys = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if phys.parent().is_none() {
+        return Some("it is the root folder");
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    let home = std::fs::canonicalize(&home).unwrap_or_else(|_| PathBuf::from(home));
+    if phys == home {
+        Some("it is your home folder")
+    } else if home.starts_with(&phys) {
+        Some("it holds your home folder")
+    } else {
+        None
+    }
 }

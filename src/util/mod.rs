@@ -6,6 +6,7 @@ pub mod hash;
 pub mod jsonl;
 pub mod net;
 pub mod say;
+pub mod shown;
 pub mod time;
 
 /// A few random bytes from the OS (falls back to time + pid hashing).
