@@ -117,15 +117,8 @@ pub fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(),
         cancel: &ctx.cancel,
         print: &print,
         preview: &|| crate::tools::preview::change(ctx, name, input, ctx.out.color()),
-        rule_file: &|to| {
-            use crate::permission::save::SaveTo;
-            let files = crate::settings::files(&ctx.cwd);
-            match to {
-                SaveTo::Session => None,
-                SaveTo::User => Some(files[0].1.clone()),
-                SaveTo::Project => Some(files[1].1.clone()),
-            }
-        },
+        save_rules: &|to, rules| crate::agent::rule_save::save_rules(&ctx.cwd, to, rules),
+        project_trust: &|| crate::agent::rule_save::project_trust(&ctx.cwd),
         log: &log,
     };
     ctx.permission.check(&env, name, input)

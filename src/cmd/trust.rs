@@ -130,7 +130,7 @@ fn question(root: &Path, effects: &[String]) -> bool {
     }
     let _ = writeln!(
         err,
-        "Files of a repository you did not write could send your keys elsewhere or run programs.\nDo you trust this folder?  [y] yes, remember   [o] only this run   [n] no, remember   (Enter: not now)"
+        "Files of a repository you did not write could send your keys elsewhere or run programs.\nDo you trust this folder?  [y] yes, remember   [o] only this run   [n] no, remember   (Enter: not now; anything else is kept as your first message)"
     );
     let _ = write!(err, "> ");
     let _ = err.flush();
@@ -152,7 +152,18 @@ fn question(root: &Path, effects: &[String]) -> bool {
             store(false);
             false
         }
-        _ => false,
+        "" => false,
+        _ => {
+            // A prompt typed by someone who did not see the question: "not now", and the
+            // text is sent as the first message (never lost, never an answer).
+            let typed = line.trim_end_matches(['\r', '\n']);
+            let _ = writeln!(
+                std::io::stderr(),
+                "(not an answer: the folder is not trusted for now; your text is sent as your first message)"
+            );
+            crate::ui::handoff::keep(format!("{typed}\r").as_bytes());
+            false
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 //!
 //! The Bash safety policy (`tools::policy`) and the sandbox still apply to every call that
 //! is allowed here: this layer only adds questions and refusals in front of them.
+mod ask;
 pub mod gate;
 pub mod hops;
+pub mod menu;
 mod rules;
 pub use rules::{split_rules, split_top_level};
 pub mod save;

@@ -14,6 +14,11 @@ pub struct AskSlot {
     mode: Arc<AtomicU8>,
     /// The run started in bypass: Shift+Tab's cycle includes it.
     with_bypass: Arc<std::sync::atomic::AtomicBool>,
+    /// The waiting question's choices and selection ([`super::menu`]).
+    menu: super::menu::Menu,
+    /// The status line draws the menu (a terminal that moves the cursor): the question
+    /// then prints no list of its own.
+    live_menu: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl AskSlot {
@@ -43,6 +48,20 @@ impl AskSlot {
 
     pub(super) fn close(&self) {
         self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+
+    /// The waiting question's menu (the editor's keys move it, the status line draws it).
+    pub fn menu(&self) -> &super::menu::Menu {
+        &self.menu
+    }
+
+    /// The status line draws the menu (set by the interactive status line when it animates).
+    pub fn set_live_menu(&self, on: bool) {
+        self.live_menu.store(on, Ordering::SeqCst);
+    }
+
+    pub(super) fn live_menu(&self) -> bool {
+        self.live_menu.load(Ordering::SeqCst)
     }
 
     /// The run's permission mode (None before the gate exists).
