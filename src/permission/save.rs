@@ -226,6 +226,7 @@ mod tests {
         assert!(!dir.path().join("nowhere").exists());
         // A link inside the project is followed.
         std::fs::remove_file(&p).unwrap();
+        std::fs::write(root.join("shared.json"), "{}").unwrap();
         std::os::unix::fs::symlink(root.join("shared.json"), &p).unwrap();
         assert_eq!(save_to(&p, Some(&root), &rule).unwrap(), std::fs::canonicalize(&root).unwrap().join("shared.json"));
         assert!(p.is_symlink());
