@@ -161,15 +161,10 @@ impl Progress {
     }
 }
 
-/// The live region: a waiting question's menu above the status line.
+/// The live region: a waiting question's menu (empty when none waits) above the status.
 fn live_lines(p: &Progress, frame: usize, ask: &crate::permission::AskSlot) -> Vec<String> {
-    let asking = ask.pending();
-    let mut lines = if asking {
-        ask.menu().lines(true)
-    } else {
-        Vec::new()
-    };
-    lines.extend(p.status_in(frame, true, asking, ask.mode()));
+    let mut lines = ask.menu().lines(true);
+    lines.extend(p.status_in(frame, true, ask.pending(), ask.mode()));
     lines
 }
 

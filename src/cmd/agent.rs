@@ -314,7 +314,8 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     // a custom sub-agent keeps to its definition.
     if mode != Mode::SubAgent {
         for w in crate::agent::custom::warnings(&ctx.cwd) {
-            ctx.out.warn(&format!("warning: {}", crate::util::shown::shown(&w)));
+            ctx.out
+                .warn(&format!("warning: {}", crate::util::shown::shown(&w)));
         }
     }
     if let Some(name) = &o.agent {

@@ -193,7 +193,10 @@ pub fn cmd_trust(dir: Option<&Path>, untrust: bool, forget: bool, list: bool) ->
         }
     };
     if !forget && !dir.is_dir() {
-        return Err(Error::usage(format!("{}: no such folder", shown::path(&dir))));
+        return Err(Error::usage(format!(
+            "{}: no such folder",
+            shown::path(&dir)
+        )));
     }
     let decision = match (untrust, forget) {
         (_, true) => None,

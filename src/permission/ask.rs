@@ -67,15 +67,39 @@ pub(super) fn plan(slot: &AskSlot, env: &CallEnv) -> Result<PermMode, String> {
     let header = "Leave plan mode and start on this plan?\n";
     match ask(slot, env, header, menu::plan_choices()) {
         Some(Answer::Yes) => {
-            log(env, "PlanConfirm", PermMode::Plan, "allowed", Some("yes"), "plan approved", None);
+            log(
+                env,
+                "PlanConfirm",
+                PermMode::Plan,
+                "allowed",
+                Some("yes"),
+                "plan approved",
+                None,
+            );
             Ok(PermMode::Default)
         }
         Some(Answer::Always(_)) => {
-            log(env, "PlanConfirm", PermMode::Plan, "allowed", Some("always"), "plan approved", None);
+            log(
+                env,
+                "PlanConfirm",
+                PermMode::Plan,
+                "allowed",
+                Some("always"),
+                "plan approved",
+                None,
+            );
             Ok(PermMode::AcceptEdits)
         }
         Some(Answer::No(reason)) => {
-            log(env, "PlanConfirm", PermMode::Plan, "refused", Some("no"), &reason, None);
+            log(
+                env,
+                "PlanConfirm",
+                PermMode::Plan,
+                "refused",
+                Some("no"),
+                &reason,
+                None,
+            );
             let mut s = "The user did not approve the plan; plan mode goes on.".to_string();
             if !reason.is_empty() {
                 s.push_str(&format!(" The user says: {reason}"));
@@ -84,7 +108,15 @@ pub(super) fn plan(slot: &AskSlot, env: &CallEnv) -> Result<PermMode, String> {
             Err(s)
         }
         None => {
-            log(env, "PlanConfirm", PermMode::Plan, "refused", None, "interrupted", None);
+            log(
+                env,
+                "PlanConfirm",
+                PermMode::Plan,
+                "refused",
+                None,
+                "interrupted",
+                None,
+            );
             Err("The plan was not approved (interrupted); plan mode goes on.".into())
         }
     }

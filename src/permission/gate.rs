@@ -1,8 +1,8 @@
 //! A run's permission state (mode, rules, rules added with "always") and the question
 //! channel to the line editor. A gate without an [`AskSlot`] is headless: it never blocks —
 //! a call that would ask is refused with a tool result that says how to allow it.
-pub use super::slot::AskSlot;
 use super::ask::log;
+pub use super::slot::AskSlot;
 use super::{decide, refusal_text, split_rules, Answer, Facts, PermMode, Rule, RuleKind, Verdict};
 use crate::util::cancel::Cancel;
 use std::path::{Component, Path, PathBuf};
@@ -25,6 +25,9 @@ pub struct Gate {
     home: PathBuf,
 }
 
+/// Keeps an "always" answer's rules where the person chose (see [`CallEnv::save_rules`]).
+pub type SaveRules<'a> = dyn Fn(super::save::SaveTo, &[String]) -> Result<String, String> + 'a;
+
 /// What a check needs from the run.
 pub struct CallEnv<'a> {
     pub cwd: &'a Path,
@@ -36,7 +39,7 @@ pub struct CallEnv<'a> {
     /// Keep the rules an "always" answer adds where the person chose: Ok is how the
     /// confirmation goes on (" for this session", "; saved in FILE"), Err why it was not
     /// saved. The caller knows where the settings files are and the folder's trust.
-    pub save_rules: &'a dyn Fn(super::save::SaveTo, &[String]) -> Result<String, String>,
+    pub save_rules: &'a SaveRules<'a>,
     /// The project folder's stored trust (how the menu's project choice reads).
     pub project_trust: &'a dyn Fn() -> super::menu::ProjectTrust,
     /// What the call would change (an Edit's or Write's diff), shown above the question;

@@ -211,14 +211,20 @@ mod tests {
         let p = root.join(".bash-agent/settings.json");
         let e = save_to(&p, Some(&root), &rule).unwrap_err();
         assert!(e.contains("leads out of the project"), "{e}");
-        assert_eq!(std::fs::read_to_string(user.join("settings.json")).unwrap(), secret);
+        assert_eq!(
+            std::fs::read_to_string(user.join("settings.json")).unwrap(),
+            secret
+        );
         // The file linked to the user's file.
         std::fs::remove_file(root.join(".bash-agent")).unwrap();
         std::fs::create_dir(root.join(".bash-agent")).unwrap();
         std::os::unix::fs::symlink(user.join("settings.json"), &p).unwrap();
         assert!(save_to(&p, Some(&root), &rule).is_err());
         assert!(p.is_symlink());
-        assert_eq!(std::fs::read_to_string(user.join("settings.json")).unwrap(), secret);
+        assert_eq!(
+            std::fs::read_to_string(user.join("settings.json")).unwrap(),
+            secret
+        );
         // A dangling link is refused too.
         std::fs::remove_file(&p).unwrap();
         std::os::unix::fs::symlink(dir.path().join("nowhere/x.json"), &p).unwrap();
@@ -228,7 +234,10 @@ mod tests {
         std::fs::remove_file(&p).unwrap();
         std::fs::write(root.join("shared.json"), "{}").unwrap();
         std::os::unix::fs::symlink(root.join("shared.json"), &p).unwrap();
-        assert_eq!(save_to(&p, Some(&root), &rule).unwrap(), std::fs::canonicalize(&root).unwrap().join("shared.json"));
+        assert_eq!(
+            save_to(&p, Some(&root), &rule).unwrap(),
+            std::fs::canonicalize(&root).unwrap().join("shared.json")
+        );
         assert!(p.is_symlink());
         // The user's file in a dotfiles folder: written through the link.
         let dots = dir.path().join("dotfiles/bash-agent.json");

@@ -179,35 +179,6 @@ pub fn classify(line: &str) -> Submit {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn history_file_round_trip() {
-        let d = tempfile::tempdir().expect("tmp");
-        let p = d.path().join("sub/history");
-        append_history(&p, "first").expect("a");
-        append_history(&p, "multi\nline\r\npaste").expect("a");
-        append_history(&p, "third").expect("a");
-        assert_eq!(
-            std::fs::read_to_string(&p).expect("r"),
-            "first\nmulti line paste\nthird\n"
-        );
-        assert_eq!(load_history(&p, 2), vec!["multi line paste", "third"]);
-    }
-
-    #[test]
-    fn classifies_lines() {
-        assert_eq!(classify("  "), Submit::Skip);
-        assert_eq!(classify("exit"), Submit::End);
-        assert_eq!(classify(" quit "), Submit::End);
-        assert_eq!(classify("/exit"), Submit::End);
-        assert_eq!(classify("/status"), Submit::Input);
-        assert_eq!(classify("exit now"), Submit::Input);
-    }
-}
-
 /// A key of the permission menu (permission::menu): while a question waits and nothing is
 /// typed, ↑/↓ move the selection and a number answers at once; otherwise the key does what
 /// it always does (history, the digit typed).
@@ -234,5 +205,34 @@ impl ConditionalEventHandler for MenuHandler {
                 Some(Cmd::Noop)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_file_round_trip() {
+        let d = tempfile::tempdir().expect("tmp");
+        let p = d.path().join("sub/history");
+        append_history(&p, "first").expect("a");
+        append_history(&p, "multi\nline\r\npaste").expect("a");
+        append_history(&p, "third").expect("a");
+        assert_eq!(
+            std::fs::read_to_string(&p).expect("r"),
+            "first\nmulti line paste\nthird\n"
+        );
+        assert_eq!(load_history(&p, 2), vec!["multi line paste", "third"]);
+    }
+
+    #[test]
+    fn classifies_lines() {
+        assert_eq!(classify("  "), Submit::Skip);
+        assert_eq!(classify("exit"), Submit::End);
+        assert_eq!(classify(" quit "), Submit::End);
+        assert_eq!(classify("/exit"), Submit::End);
+        assert_eq!(classify("/status"), Submit::Input);
+        assert_eq!(classify("exit now"), Submit::Input);
     }
 }

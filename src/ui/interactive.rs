@@ -180,8 +180,14 @@ fn build_editor(
             key,
         }))
     };
-    rl.bind_sequence(KeyEvent(KeyCode::Up, Modifiers::NONE), menu(editor_keys::MenuKey::Step(-1)));
-    rl.bind_sequence(KeyEvent(KeyCode::Down, Modifiers::NONE), menu(editor_keys::MenuKey::Step(1)));
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Up, Modifiers::NONE),
+        menu(editor_keys::MenuKey::Step(-1)),
+    );
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Down, Modifiers::NONE),
+        menu(editor_keys::MenuKey::Step(1)),
+    );
     for n in 1..=9u8 {
         rl.bind_sequence(
             KeyEvent(KeyCode::Char(char::from(b'0' + n)), Modifiers::NONE),

@@ -37,7 +37,11 @@ fn item3_folder_and_server_names_are_printed_escaped() {
 #[test]
 fn item4_trusting_root_or_home_is_refused() {
     let env = Env::new();
-    for dir in ["/", env.home.to_str().unwrap(), env.home.parent().unwrap().to_str().unwrap()] {
+    for dir in [
+        "/",
+        env.home.to_str().unwrap(),
+        env.home.parent().unwrap().to_str().unwrap(),
+    ] {
         let out = env.run(&["trust", dir]);
         expect_code(&out, 2);
         assert!(

@@ -161,7 +161,11 @@ fn an_edit_shows_its_diff_first_typeahead_is_queued_and_p_saves_the_rule() {
         &std::fs::read_to_string(term.env.home.join(".bash-agent/settings.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(user["trusted_folders"][term.env.cwd.to_str().unwrap()], true, "{user}");
+    assert_eq!(
+        user["trusted_folders"][term.env.cwd.to_str().unwrap()],
+        true,
+        "{user}"
+    );
     let mock = Mock::start(
         &json!([{"when": "again", "tool_calls": [edit("gamma", "delta")]}, {"text": "ok"}])
             .to_string(),

@@ -80,7 +80,9 @@ fn the_question_is_a_menu_numbers_and_arrows_answer() {
     let s = term.screen();
     assert!(s.contains("\"don't ask again\" adds: Bash("), "{s}");
     assert!(s.contains("↑/↓ and Enter, or 1-5"), "{s}");
-    term.wait("the menu, its first choice selected", |s| s.contains("❯ 1. Yes"));
+    term.wait("the menu, its first choice selected", |s| {
+        s.contains("❯ 1. Yes")
+    });
     term.keys(&["Down"]);
     term.wait("the selection moved down", |s| {
         s.contains("❯ 2. Yes, and don't ask again this session")
@@ -93,21 +95,31 @@ fn the_question_is_a_menu_numbers_and_arrows_answer() {
     term.keys(&["Down"]);
     term.wait("back on the first", |s| s.contains("❯ 1. Yes"));
     term.keys(&["Enter"]);
-    term.wait("allowed once", |s| s.contains("Allowed once.") && s.contains("Done."));
+    term.wait("allowed once", |s| {
+        s.contains("Allowed once.") && s.contains("Done.")
+    });
     assert!(!term.env.cwd.join("one.txt").exists());
     // A number answers at once, without Enter.
     term.send("clean two");
-    term.wait("the second question", |s| s.contains("Allow Bash(rm -f two.txt)?"));
+    term.wait("the second question", |s| {
+        s.contains("Allow Bash(rm -f two.txt)?")
+    });
     term.wait("its menu", |s| s.contains("❯ 1. Yes"));
     term.keys(&["5"]);
     term.wait("refused", |s| s.contains("Refused; the agent is told why."));
     assert!(term.env.cwd.join("two.txt").exists());
     // The transcript keeps the choice taken.
     let s = term.screen();
-    assert!(s.contains("❯ 5. No, and tell the agent what to do instead\nRefused"), "{s}");
+    assert!(
+        s.contains("❯ 5. No, and tell the agent what to do instead\nRefused"),
+        "{s}"
+    );
     let p = term.permissions();
     assert_eq!(p.len(), 2, "{p:?}");
-    assert_eq!((p[0]["answer"].as_str(), p[1]["answer"].as_str()), (Some("yes"), Some("no")));
+    assert_eq!(
+        (p[0]["answer"].as_str(), p[1]["answer"].as_str()),
+        (Some("yes"), Some("no"))
+    );
     term.end();
 }
 
@@ -132,10 +144,13 @@ fn plan_mode_shows_the_plan_before_asking_to_leave_it() {
     );
     term.wait("the prompt", |s| s.lines().last() == Some(">"));
     term.send("make a plan");
-    term.wait("the question", |s| s.contains("Leave plan mode and start on this plan?"));
+    term.wait("the question", |s| {
+        s.contains("Leave plan mode and start on this plan?")
+    });
     let s = term.screen();
     let (shown, q) = (
-        s.find("│ 2. Run the tests PLAN-MARKER").expect("the plan on screen"),
+        s.find("│ 2. Run the tests PLAN-MARKER")
+            .expect("the plan on screen"),
         s.find("Leave plan mode").unwrap(),
     );
     assert!(shown < q, "the plan comes before the question:\n{s}");
@@ -148,7 +163,9 @@ fn plan_mode_shows_the_plan_before_asking_to_leave_it() {
     assert_eq!(p.last().unwrap()["call"], "PlanConfirm", "{p:?}");
     assert_eq!(p.last().unwrap()["answer"], "always", "{p:?}");
     term.send("/permissions");
-    term.wait("the mode chosen", |s| s.contains("permission mode  accept-edits"));
+    term.wait("the mode chosen", |s| {
+        s.contains("permission mode  accept-edits")
+    });
     term.end();
 }
 
@@ -171,9 +188,13 @@ fn a_prompt_typed_at_the_trust_question_is_sent_not_lost() {
         "NO_COLOR=1 TERM=xterm-256color",
         "",
     );
-    term.wait("the trust question", |s| s.contains("Do you trust this folder?"));
+    term.wait("the trust question", |s| {
+        s.contains("Do you trust this folder?")
+    });
     term.send("fix the failing test");
-    term.wait("the typed prompt answered", |s| s.contains("Looking at the test."));
+    term.wait("the typed prompt answered", |s| {
+        s.contains("Looking at the test.")
+    });
     assert!(term.screen().contains("not an answer"), "{}", term.screen());
     let reqs = term.mock.requests();
     assert_eq!(reqs.len(), 1);
