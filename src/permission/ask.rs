@@ -20,7 +20,7 @@ pub(super) fn ask(
     // Without a status line to draw the menu, the list is part of the question.
     if !slot.live_menu() {
         for l in menu::render(&choices, None, false) {
-            text.push_str(&format!("  {l}\n"));
+            text.push_str(&format!("{l}\n"));
         }
     }
     text.push_str(&format!("  {}\n", menu::how(&choices)));

@@ -205,3 +205,67 @@ fn a_prompt_typed_at_the_trust_question_is_sent_not_lost() {
     assert!(!user.contains("trusted_folders"), "{user}");
     term.end();
 }
+
+/// Issue 42, item 2: the project's `.bash-agent` linked to the user's own folder receives
+/// nothing through choice 3; the user's settings file linked into a dotfiles folder is
+/// written through its link by choice 4.
+#[test]
+fn saves_never_leave_the_project_and_follow_the_users_dotfiles_link() {
+    if !have_tmux() {
+        return;
+    }
+    let env = Env::new();
+    for f in ["one.txt", "two.txt"] {
+        std::fs::write(env.cwd.join(f), "x").unwrap();
+    }
+    let dots = env.dir.path().join("dotfiles/bash-agent.json");
+    std::fs::create_dir_all(dots.parent().unwrap()).unwrap();
+    let mine = r#"{"permissions":{"deny":["Bash(shutdown:*)"]}}"#;
+    std::fs::write(&dots, mine).unwrap();
+    let agent_home = env.home.join(".bash-agent");
+    std::fs::create_dir_all(&agent_home).unwrap();
+    std::os::unix::fs::symlink(&dots, agent_home.join("settings.json")).unwrap();
+    std::os::unix::fs::symlink(&agent_home, env.cwd.join(".bash-agent")).unwrap();
+    let term = Term::start(
+        env,
+        json!([
+            {"when": "clean one", "tool_calls": [rm("c1", "one.txt")]},
+            {"when": "move two", "tool_calls": [
+                {"name": "Bash", "id": "m2", "input": {"command": "mv two.txt moved.txt"}}]},
+            {"text": "Done.", "repeat": true}
+        ]),
+        "NO_COLOR=1 TERM=xterm-256color",
+        "",
+    );
+    term.wait("the prompt", |s| s.lines().last() == Some(">"));
+    term.send("clean one");
+    term.wait("the question", |s| s.contains("Allow Bash(rm -f one.txt)?"));
+    term.keys(&["3"]);
+    term.wait("the refusal to save", |s| {
+        s.contains("leads out of the project") && s.contains("Done.")
+    });
+    assert!(
+        !term.env.cwd.join("one.txt").exists(),
+        "allowed for the session"
+    );
+    assert_eq!(std::fs::read_to_string(&dots).unwrap(), mine);
+    // Choice 4 writes through the user's link.
+    term.send("move two");
+    term.wait("the second question", |s| {
+        s.contains("Allow Bash(mv two.txt moved.txt)?")
+    });
+    term.keys(&["4"]);
+    term.wait("saved for the user", |s| s.matches("Done.").count() == 2);
+    let link = term.env.home.join(".bash-agent/settings.json");
+    assert!(link.is_symlink());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&dots).unwrap()).unwrap();
+    assert_eq!(v["permissions"]["deny"], json!(["Bash(shutdown:*)"]), "{v}");
+    assert!(
+        v["permissions"]["allow"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "{v}"
+    );
+    assert!(v.get("trusted_folders").is_none(), "{v}");
+    term.end();
+}
