@@ -260,6 +260,12 @@ fn editor_loop(
                 // queued as the next input, never taken as a refusal with that text as the
                 // reason.
                 if hooks.ask.pending() && !line.trim().is_empty() {
+                    // A choice's number as a line (pasted, or typed after other keys).
+                    let numbered = line.trim().parse().ok();
+                    if let Some(a) = numbered.and_then(|n| hooks.ask.menu().numbered(n)) {
+                        hooks.ask.answer(a);
+                        continue;
+                    }
                     if crate::permission::is_answer(&line) {
                         hooks.ask.answer(&line);
                         continue;

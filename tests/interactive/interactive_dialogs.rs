@@ -136,6 +136,8 @@ fn plan_mode_shows_the_plan_before_asking_to_leave_it() {
         json!([
             {"when": "make a plan", "tool_calls": [
                 {"name": "Write", "id": "w1", "input": {"path": draft, "content": plan}}]},
+            {"when": "did not approve the plan", "tool_calls": [
+                {"name": "PlanConfirm", "id": "pc2", "input": {}}]},
             {"tool_calls": [{"name": "PlanConfirm", "id": "pc", "input": {}}]},
             {"text": "Starting on the plan."}
         ]),
@@ -157,11 +159,21 @@ fn plan_mode_shows_the_plan_before_asking_to_leave_it() {
     assert!(s.contains("2. Yes, start, and accept edits"), "{s}");
     // Nothing confirmed while the question waits.
     assert_eq!(term.mock.requests().len(), 2);
+    // No: plan mode goes on, the agent is told what to change, and asks again.
+    term.send("n add a test first");
+    term.wait("the question again", |s| {
+        s.matches("Leave plan mode and start on this plan?").count() == 2
+    });
+    let body = term.mock.requests()[2]["body"].to_string();
+    assert!(body.contains("did not approve the plan"), "{body}");
+    assert!(body.contains("The user says: add a test first"), "{body}");
+    assert!(term.env.read("s", "plan.md").is_empty());
     term.keys(&["2"]);
     term.wait("the model goes on", |s| s.contains("Starting on the plan."));
     let p = term.permissions();
     assert_eq!(p.last().unwrap()["call"], "PlanConfirm", "{p:?}");
     assert_eq!(p.last().unwrap()["answer"], "always", "{p:?}");
+    assert!(term.env.read("s", "plan.md").contains("PLAN-MARKER"));
     term.send("/permissions");
     term.wait("the mode chosen", |s| {
         s.contains("permission mode  accept-edits")
