@@ -133,7 +133,10 @@ fn trust_row() -> (&'static str, String) {
     match (found.decision, found.entry) {
         (Some(t), Some(e)) => (
             if t { "trusted" } else { "not trusted" },
-            format!("user settings trusted_folders {}", e.display()),
+            format!(
+                "user settings trusted_folders {}",
+                crate::util::shown::path(&e)
+            ),
         ),
         _ => ("not trusted", "default".into()),
     }

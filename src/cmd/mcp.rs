@@ -53,9 +53,9 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
                     };
                     println!(
                         "{}\t{}\t{}{mark}",
-                        s.name,
+                        crate::util::shown::shown(&s.name),
                         s.scope.name(),
-                        describe(&s.transport)
+                        crate::util::shown::shown(&describe(&s.transport))
                     );
                 }
             }

@@ -32,6 +32,9 @@ fn item3_folder_and_server_names_are_printed_escaped() {
     assert!(err.contains("not a trusted folder"), "{err}");
     assert!(!err.contains('\x1b') && !err.contains('\r'), "{err:?}");
     assert!(err.contains("x\\e[1A\\e[2Kfine\\rok"), "{err:?}");
+    // `mcp list` refuses the name, printed escaped.
+    let out = env.run(&["mcp", "list"]);
+    assert!(!stderr(&out).contains('\x1b'), "{:?}", stderr(&out));
 }
 
 #[test]
