@@ -161,9 +161,9 @@ impl Progress {
     }
 }
 
-/// The live region: a waiting question's menu (empty when none waits) above the status.
+/// The live region: a waiting question's menu above the status line.
 fn live_lines(p: &Progress, frame: usize, ask: &crate::permission::AskSlot) -> Vec<String> {
-    let mut lines = ask.menu().lines(true);
+    let mut lines = ask.menu_lines(true);
     lines.extend(p.status_in(frame, true, ask.pending(), ask.mode()));
     lines
 }

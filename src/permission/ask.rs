@@ -16,19 +16,27 @@ pub(super) fn ask(
     header: &str,
     choices: Vec<Choice>,
 ) -> Option<Answer> {
-    let mut text = header.to_string();
-    // Without a status line to draw the menu, the list is part of the question.
-    if !slot.live_menu() {
-        for l in menu::render(&choices, None, false) {
-            text.push_str(&format!("{l}\n"));
-        }
-    }
-    text.push_str(&format!("  {}\n", menu::how(&choices)));
-    (env.print)(&text);
-    // Keys typed before the question appeared were meant for something else.
-    discard_typeahead();
+    (env.print)(header);
+    let how = format!("  {}\n", menu::how(&choices));
+    let list: String = menu::render(&choices, None, false)
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
     slot.menu().set(choices);
+    // Keys typed before the question appeared were meant for something else; from here on
+    // a key answers it.
+    discard_typeahead();
     let rx = slot.open();
+    // Without a status line drawing the menu (no cursor movement, or none running: a
+    // custom command's `!`cmd`` before its turn), the list is part of the question.
+    let drawn = slot.live_menu() && {
+        let until = std::time::Instant::now() + Duration::from_millis(500);
+        while !slot.menu().drawn() && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        slot.menu().drawn()
+    };
+    (env.print)(&if drawn { how } else { list + &how });
     let line = loop {
         if env.cancel.is_cancelled() {
             slot.close();

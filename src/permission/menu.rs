@@ -16,6 +16,8 @@ pub struct Choice {
 struct State {
     choices: Vec<Choice>,
     selected: usize,
+    /// The status line has drawn these choices (it is live: the question need not list them).
+    drawn: bool,
 }
 
 /// The menu of the waiting question (empty when none waits).
@@ -31,6 +33,7 @@ impl Menu {
         *self.lock() = State {
             choices,
             selected: 0,
+            drawn: false,
         };
     }
 
@@ -72,8 +75,14 @@ impl Menu {
 
     /// The choices as lines, the selected one marked `❯` (and in colour with `color`).
     pub fn lines(&self, color: bool) -> Vec<String> {
-        let st = self.lock();
+        let mut st = self.lock();
+        st.drawn = !st.choices.is_empty();
         render(&st.choices, Some(st.selected), color)
+    }
+
+    /// Whether the status line drew the current choices.
+    pub(super) fn drawn(&self) -> bool {
+        self.lock().drawn
     }
 }
 

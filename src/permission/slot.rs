@@ -55,6 +55,15 @@ impl AskSlot {
         &self.menu
     }
 
+    /// The waiting question's menu as the status line draws it (none when none waits).
+    pub fn menu_lines(&self, color: bool) -> Vec<String> {
+        if self.pending() {
+            self.menu.lines(color)
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The status line draws the menu (set by the interactive status line when it animates).
     pub fn set_live_menu(&self, on: bool) {
         self.live_menu.store(on, Ordering::SeqCst);

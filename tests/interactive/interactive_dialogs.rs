@@ -76,7 +76,9 @@ fn the_question_is_a_menu_numbers_and_arrows_answer() {
     );
     term.wait("the prompt", |s| s.lines().last() == Some(">"));
     term.send("clean one");
-    term.wait("the question", |s| s.contains("Allow Bash(rm -f one.txt)?"));
+    term.wait("the question", |s| {
+        s.contains("Allow Bash(rm -f one.txt)?") && s.contains("↑/↓ and Enter")
+    });
     let s = term.screen();
     assert!(s.contains("\"don't ask again\" adds: Bash("), "{s}");
     assert!(s.contains("↑/↓ and Enter, or 1-5"), "{s}");
