@@ -283,3 +283,41 @@ fn saves_never_leave_the_project_and_follow_the_users_dotfiles_link() {
     assert!(v.get("trusted_folders").is_none(), "{v}");
     term.end();
 }
+
+/// A folder the person chose not to trust: no project choice, and a typed `p` saves nothing
+/// there (the rules hold for the session; the folder stays untrusted).
+#[test]
+fn a_declined_folder_gets_no_project_rule() {
+    if !have_tmux() {
+        return;
+    }
+    let env = Env::new();
+    std::fs::write(env.cwd.join("one.txt"), "x").unwrap();
+    let user = env.home.join(".bash-agent/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let mine = json!({"trusted_folders": {env.cwd.to_str().unwrap(): false}}).to_string();
+    std::fs::write(&user, &mine).unwrap();
+    let term = Term::start(
+        env,
+        json!([
+            {"when": "clean one", "tool_calls": [rm("c1", "one.txt")]},
+            {"text": "Done.", "repeat": true}
+        ]),
+        "NO_COLOR=1 TERM=xterm-256color",
+        "",
+    );
+    term.wait("the prompt", |s| s.lines().last() == Some(">"));
+    term.send("clean one");
+    term.wait("the question", |s| s.contains("↑/↓ and Enter, or 1-4"));
+    let s = term.screen();
+    assert!(!s.contains("in this project"), "{s}");
+    assert!(s.contains("3. Yes, and don't ask again anywhere"), "{s}");
+    term.send("p");
+    term.wait("kept for the session", |s| {
+        s.contains("for this session (not saved: you chose not to trust this folder")
+            && s.contains("Done.")
+    });
+    assert!(!term.env.cwd.join(".bash-agent").exists());
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), mine);
+    term.end();
+}
