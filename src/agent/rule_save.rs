@@ -38,6 +38,11 @@ pub fn save_rules(cwd: &Path, to: SaveTo, rules: &[String]) -> Result<String, St
                 }
             };
             let root = crate::settings::project_root(cwd);
+            if let Some(why) = trust_now.then(|| trust::too_wide(&root)).flatten() {
+                return Err(format!(
+                    "this folder is not trusted and cannot be ({why}: trusting it would trust every folder below it); save it for you instead"
+                ));
+            }
             let p = save_to(&files[1].1, Some(&root), rules)?;
             let mut how = format!("; saved in {}", shown::path(&p));
             if trust_now {

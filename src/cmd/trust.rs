@@ -204,7 +204,7 @@ pub fn cmd_trust(dir: Option<&Path>, untrust: bool, forget: bool, list: bool) ->
         _ => Some(true),
     };
     if decision == Some(true) {
-        if let Some(why) = too_wide(&dir) {
+        if let Some(why) = trust::too_wide(&dir) {
             return Err(Error::usage(format!(
                 "{}: not trusted: {why}, so trusting it would trust every folder below it (every repository cloned there later). Trust the project's own folder instead",
                 shown::path(&dir)
@@ -219,22 +219,4 @@ pub fn cmd_trust(dir: Option<&Path>, untrust: bool, forget: bool, list: bool) ->
     };
     println!("{} {what}", shown::path(&stored));
     Ok(())
-}
-
-/// Why trusting `dir` would cover far more than a project: the root folder, the home folder
-/// or a folder above it (a trust entry covers every folder below it, docs/sandbox.md).
-fn too_wide(dir: &Path) -> Option<&'static str> {
-    let phys = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    if phys.parent().is_none() {
-        return Some("it is the root folder");
-    }
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-    let home = std::fs::canonicalize(&home).unwrap_or_else(|_| PathBuf::from(home));
-    if phys == home {
-        Some("it is your home folder")
-    } else if home.starts_with(&phys) {
-        Some("it holds your home folder")
-    } else {
-        None
-    }
 }
