@@ -321,3 +321,39 @@ fn a_declined_folder_gets_no_project_rule() {
     assert_eq!(std::fs::read_to_string(&user).unwrap(), mine);
     term.end();
 }
+
+/// A project in the home folder: choice 3 would trust every folder below it, so nothing is
+/// saved in the project and nothing is trusted.
+#[test]
+fn a_project_rule_never_trusts_the_home_folder() {
+    if !have_tmux() {
+        return;
+    }
+    let env = Env::new();
+    std::fs::write(env.cwd.join("one.txt"), "x").unwrap();
+    let home = format!(
+        "NO_COLOR=1 TERM=xterm-256color HOME='{}'",
+        env.cwd.display()
+    );
+    let term = Term::start(
+        env,
+        json!([
+            {"when": "clean one", "tool_calls": [rm("c1", "one.txt")]},
+            {"text": "Done.", "repeat": true}
+        ]),
+        &home,
+        "",
+    );
+    term.wait("the prompt", |s| s.lines().last() == Some(">"));
+    term.send("clean one");
+    term.wait("the question", |s| s.contains("↑/↓ and Enter, or 1-5"));
+    term.keys(&["3"]);
+    term.wait("kept for the session", |s| {
+        s.contains("cannot be (it is your home folder") && s.contains("Done.")
+    });
+    assert!(!term.env.cwd.join(".bash-agent").exists());
+    let user = std::fs::read_to_string(term.env.home.join(".bash-agent/settings.json"))
+        .unwrap_or_default();
+    assert!(!user.contains("trusted_folders"), "{user}");
+    term.end();
+}
