@@ -112,7 +112,7 @@ pub fn resolve_with(
     // The settings files fill in what neither a flag nor the environment gave.
     if o.sub_agent_notify.is_none() {
         for w in &settings.warnings {
-            eprintln!("bash-agent: warning: {w}");
+            eprintln!("bash-agent: warning: {}", crate::util::shown::shown(w));
         }
     }
     let o = &crate::settings::overlay(o, settings);

@@ -82,7 +82,7 @@ pub fn tools_json(ctx: &AgentCtx) -> Cow<'static, str> {
         return Cow::Borrowed(crate::tools::TOOLS_JSON_COMPACT);
     };
     for w in m.wait_ready() {
-        ctx.out.warn(&w);
+        ctx.out.warn(&crate::util::shown::shown(&w));
     }
     Cow::Owned(m.tools_json(crate::tools::TOOLS_JSON_COMPACT))
 }

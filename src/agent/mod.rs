@@ -17,6 +17,7 @@ pub mod inject;
 pub mod output;
 pub mod prompt;
 pub mod recorder;
+pub mod rule_save;
 pub mod runtime;
 pub mod setup;
 pub mod slash;

@@ -161,6 +161,13 @@ impl Progress {
     }
 }
 
+/// The live region: a waiting question's menu above the status line.
+fn live_lines(p: &Progress, frame: usize, ask: &crate::permission::AskSlot) -> Vec<String> {
+    let mut lines = ask.menu_lines(true);
+    lines.extend(p.status_in(frame, true, ask.pending(), ask.mode()));
+    lines
+}
+
 /// How the status line names a permission mode other than `default`.
 fn mode_label(m: crate::permission::PermMode) -> Option<&'static str> {
     use crate::permission::PermMode;
@@ -203,6 +210,8 @@ impl Spinner {
     /// on and a terminal that moves the cursor (not NO_COLOR, not TERM=dumb).
     /// `ask`: the permission question slot (while it waits, the status says so).
     pub fn live(printer: Printer, animate: bool, ask: crate::permission::AskSlot) -> Spinner {
+        // A status line that moves the cursor draws the question's menu.
+        ask.set_live_menu(animate);
         Spinner::with(Kind::Live {
             printer,
             animate,
@@ -370,7 +379,7 @@ impl Spinner {
             return;
         }
         if changed {
-            printer.set_live(lock(&self.progress).status_in(0, true, ask.pending(), ask.mode()));
+            printer.set_live(live_lines(&lock(&self.progress), 0, ask));
         }
         self.start_live_thread(printer.clone(), ask.clone());
     }
@@ -391,7 +400,7 @@ impl Spinner {
                     break;
                 }
                 i += 1;
-                let lines = lock(&progress).status_in(i, true, ask.pending(), ask.mode());
+                let lines = live_lines(&lock(&progress), i, &ask);
                 printer.set_live(lines);
             }
         });

@@ -141,15 +141,8 @@ pub fn permission_check_with(
         cancel: &ctx.cancel,
         print: &print,
         preview: &|| crate::tools::preview::change(ctx, name, input, ctx.out.color()),
-        rule_file: &|to| {
-            use crate::permission::save::SaveTo;
-            let files = crate::settings::files(&ctx.cwd);
-            match to {
-                SaveTo::Session => None,
-                SaveTo::User => Some(files[0].1.clone()),
-                SaveTo::Project => Some(files[1].1.clone()),
-            }
-        },
+        save_rules: &|to, rules| crate::agent::rule_save::save_rules(&ctx.cwd, to, rules),
+        project_trust: &|| crate::agent::rule_save::project_trust(&ctx.cwd),
         log: &log,
         hook: hook.and_then(|p| match p {
             crate::hooks::Permission::Allow => Some(crate::permission::RuleKind::Allow),

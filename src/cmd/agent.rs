@@ -159,7 +159,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let refused = crate::sandbox::env::allow_names(&settings.tool_env_allow(), key_env.as_deref());
     // A sub-agent reads the same files: its parent has warned already.
     for w in refused.iter().filter(|_| o.sub_agent_notify.is_none()) {
-        eprintln!("bash-agent: warning: {w}");
+        eprintln!("bash-agent: warning: {}", crate::util::shown::shown(w));
     }
     // Claude Code's files: their `env` for tools and hooks, and the one line naming them.
     crate::sandbox::env::set_extra(
@@ -337,7 +337,8 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     // a custom sub-agent keeps to its definition.
     if mode != Mode::SubAgent {
         for w in crate::agent::custom::warnings(&ctx.cwd) {
-            ctx.out.warn(&format!("warning: {w}"));
+            ctx.out
+                .warn(&format!("warning: {}", crate::util::shown::shown(&w)));
         }
     }
     if let Some(name) = &o.agent {

@@ -12,7 +12,7 @@ pub fn cmd_config(o: &Opts) -> Result {
     let cwd = crate::session::paths::physical_cwd().unwrap_or_default();
     let (hooks, hook_warnings) = crate::hooks::config::load(&cwd);
     for w in &hook_warnings {
-        eprintln!("bash-agent: warning: {w}");
+        eprintln!("bash-agent: warning: {}", crate::util::shown::shown(w));
     }
     // (resolve_with prints the files' warnings, once.)
     let cfg = crate::config::resolve_with(o, false, &s)?;
@@ -226,7 +226,10 @@ fn trust_row() -> (&'static str, String) {
     match (found.decision, found.entry) {
         (Some(t), Some(e)) => (
             if t { "trusted" } else { "not trusted" },
-            format!("user settings trusted_folders {}", e.display()),
+            format!(
+                "user settings trusted_folders {}",
+                crate::util::shown::path(&e)
+            ),
         ),
         _ => ("not trusted", "default".into()),
     }

@@ -27,7 +27,7 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
             let trusted = crate::settings::trust::is_trusted(&cwd);
             let (servers, warnings) = config::load_with(&cwd, true);
             for w in warnings {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", crate::util::shown::shown(&w));
             }
             if o.json {
                 let v: Vec<Value> = servers
@@ -58,10 +58,10 @@ pub fn cmd_mcp(o: &Opts, action: &McpCmd) -> Result {
                         _ => String::new(),
                     };
                     println!(
-                        "{}\t{}\t{}{mark}{auth}",
-                        s.name,
+                        "{}	{}	{}{mark}{auth}",
+                        crate::util::shown::shown(&s.name),
                         s.scope.name(),
-                        describe(&s.transport)
+                        crate::util::shown::shown(&describe(&s.transport))
                     );
                 }
             }

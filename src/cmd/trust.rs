@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use crate::mcp::config::{read_servers, Scope};
 use crate::settings::trust;
+use crate::util::shown;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -72,14 +73,14 @@ pub fn decide_for_run(ask: Ask) -> Result {
         for p in &found.relative {
             eprintln!(
                 "bash-agent: warning: trusted_folders names {}, which is not an absolute path; ignored",
-                p.display()
+                shown::path(p)
             );
         }
         for p in &found.stale {
             eprintln!(
                 "bash-agent: warning: trusted_folders names {}, which no longer exists (a folder created there later would inherit it); remove it with: bash-agent trust --forget {}",
-                p.display(),
-                p.display()
+                shown::path(p),
+                shown::path(p)
             );
         }
     }
@@ -103,13 +104,16 @@ pub fn decide_for_run(ask: Ask) -> Result {
 /// The one stderr note of a run that ignored project settings.
 fn note(root: &Path, effects: &[String], declined: bool) -> String {
     let prefix = format!("{}/", root.display());
-    let list: Vec<String> = effects.iter().map(|e| e.replace(&prefix, "")).collect();
+    let list: Vec<String> = effects
+        .iter()
+        .map(|e| shown::shown(&e.replace(&prefix, "")).into_owned())
+        .collect();
     format!(
         "bash-agent: {} is not a trusted folder{}; ignored from its project files: {}. Trust it with: bash-agent trust {} (or --trust for one run)",
-        root.display(),
+        shown::path(root),
         if declined { " (you chose not to trust it)" } else { "" },
         list.join("; "),
-        root.display()
+        shown::path(root)
     )
 }
 
@@ -120,14 +124,14 @@ fn question(root: &Path, effects: &[String]) -> bool {
     let _ = writeln!(
         err,
         "\nThe project files in {} want to change what bash-agent may do:",
-        root.display()
+        shown::path(root)
     );
     for e in effects {
-        let _ = writeln!(err, "  - {}", e.replace(&prefix, ""));
+        let _ = writeln!(err, "  - {}", shown::shown(&e.replace(&prefix, "")));
     }
     let _ = writeln!(
         err,
-        "Files of a repository you did not write could send your keys elsewhere or run programs.\nDo you trust this folder?  [y] yes, remember   [o] only this run   [n] no, remember   (Enter: not now)"
+        "Files of a repository you did not write could send your keys elsewhere or run programs.\nDo you trust this folder?  [y] yes, remember   [o] only this run   [n] no, remember   (Enter: not now; anything else is kept as your first message)"
     );
     let _ = write!(err, "> ");
     let _ = err.flush();
@@ -149,7 +153,18 @@ fn question(root: &Path, effects: &[String]) -> bool {
             store(false);
             false
         }
-        _ => false,
+        "" => false,
+        _ => {
+            // A prompt typed by someone who did not see the question: "not now", and the
+            // text is sent as the first message (never lost, never an answer).
+            let typed = line.trim_end_matches(['\r', '\n']);
+            let _ = writeln!(
+                std::io::stderr(),
+                "(not an answer: the folder is not trusted for now; your text is sent as your first message)"
+            );
+            crate::ui::handoff::keep(format!("{typed}\r").as_bytes());
+            false
+        }
     }
 }
 
@@ -165,7 +180,7 @@ pub fn cmd_trust(dir: Option<&Path>, untrust: bool, forget: bool, list: bool) ->
             println!(
                 "{}\t{}{gone}",
                 if t { "trusted" } else { "untrusted" },
-                p.display()
+                shown::path(&p)
             );
         }
         return Ok(());
@@ -179,19 +194,30 @@ pub fn cmd_trust(dir: Option<&Path>, untrust: bool, forget: bool, list: bool) ->
         }
     };
     if !forget && !dir.is_dir() {
-        return Err(Error::usage(format!("{}: no such folder", dir.display())));
+        return Err(Error::usage(format!(
+            "{}: no such folder",
+            shown::path(&dir)
+        )));
     }
     let decision = match (untrust, forget) {
         (_, true) => None,
         (true, _) => Some(false),
         _ => Some(true),
     };
+    if decision == Some(true) {
+        if let Some(why) = trust::too_wide(&dir) {
+            return Err(Error::usage(format!(
+                "{}: not trusted: {why}, so trusting it would trust every folder below it (every repository cloned there later). Trust the project's own folder instead",
+                shown::path(&dir)
+            )));
+        }
+    }
     let stored = trust::store(&dir, decision).map_err(Error::usage)?;
     let what = match decision {
         Some(true) => "trusted: its project settings, MCP servers and hooks apply",
         Some(false) => "not trusted: its project settings that widen are ignored",
         None => "forgotten: runs there decide again",
     };
-    println!("{} {what}", stored.display());
+    println!("{} {what}", shown::path(&stored));
     Ok(())
 }

@@ -1,15 +1,12 @@
 //! A run's permission state (mode, rules, rules added with "always") and the question
 //! channel to the line editor. A gate without an [`AskSlot`] is headless: it never blocks —
 //! a call that would ask is refused with a tool result that says how to allow it.
+use super::ask::log;
 pub use super::slot::AskSlot;
-use super::{
-    decide, parse_answer, refusal_text, split_rules, Answer, Facts, PermMode, Rule, RuleKind,
-    Verdict,
-};
+use super::{decide, refusal_text, split_rules, Answer, Facts, PermMode, Rule, RuleKind, Verdict};
 use crate::util::cancel::Cancel;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{mpsc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 struct State {
     mode: PermMode,
@@ -17,6 +14,8 @@ struct State {
     /// A custom command's `allowed-tools` for its one turn (allow rules; deny rules and
     /// the sandbox still win).
     turn_rules: Vec<Rule>,
+    /// The mode chosen when the plan was approved (PlanConfirm's question).
+    after_plan: Option<PermMode>,
 }
 
 /// The permission gate of one run.
@@ -26,6 +25,9 @@ pub struct Gate {
     home: PathBuf,
 }
 
+/// Keeps an "always" answer's rules where the person chose (see [`CallEnv::save_rules`]).
+pub type SaveRules<'a> = dyn Fn(super::save::SaveTo, &[String]) -> Result<String, String> + 'a;
+
 /// What a check needs from the run.
 pub struct CallEnv<'a> {
     pub cwd: &'a Path,
@@ -34,9 +36,12 @@ pub struct CallEnv<'a> {
     pub cancel: &'a Cancel,
     /// Show text to the person (the question).
     pub print: &'a dyn Fn(&str),
-    /// The settings file an "always" answer saves into (None: this session only); the
-    /// caller knows where the settings files are.
-    pub rule_file: &'a dyn Fn(super::save::SaveTo) -> Option<PathBuf>,
+    /// Keep the rules an "always" answer adds where the person chose: Ok is how the
+    /// confirmation goes on (" for this session", "; saved in FILE"), Err why it was not
+    /// saved. The caller knows where the settings files are and the folder's trust.
+    pub save_rules: &'a SaveRules<'a>,
+    /// The project folder's stored trust (how the menu's project choice reads).
+    pub project_trust: &'a dyn Fn() -> super::menu::ProjectTrust,
     /// What the call would change (an Edit's or Write's diff), shown above the question;
     /// made only when a question is asked ("" for none).
     pub preview: &'a dyn Fn() -> String,
@@ -70,6 +75,7 @@ impl Gate {
                 mode,
                 rules,
                 turn_rules: Vec::new(),
+                after_plan: None,
             }),
             slot,
             home: std::env::var_os("HOME")
@@ -196,6 +202,17 @@ impl Gate {
     ) -> Result<(), String> {
         let facts = facts(env, &self.home, tool, input);
         let mode = self.mode();
+        // The person sees the plan before plan mode ends (headless runs confirm as before).
+        if tool == "PlanConfirm" && mode == PermMode::Plan {
+            if let Some(slot) = &self.slot {
+                let next = super::ask::plan(slot, env)?;
+                self.state
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .after_plan = Some(next);
+                return Ok(());
+            }
+        }
         let verdict = {
             let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
             if st.turn_rules.is_empty() {
@@ -228,23 +245,13 @@ impl Gate {
                 if !diff.is_empty() {
                     (env.print)(&format!("{}\n", diff.trim_end()));
                 }
-                (env.print)(&format!(
-                    "Allow {label}? ({why})\n  [y] yes · [a] always, this session · [p] always, saved in this project · [u] always, saved for you (adds {rules_text}) · [n] no, and tell the agent why\n  Type y, a, p, u, or n and a reason, then Enter.\n"
-                ));
-                // Keys typed before the question appeared were meant for something else.
-                discard_typeahead();
-                let rx = slot.open();
-                let answer = loop {
-                    if env.cancel.is_cancelled() {
-                        slot.close();
-                        break None;
-                    }
-                    match rx.recv_timeout(Duration::from_millis(100)) {
-                        Ok(line) => break Some(parse_answer(&line)),
-                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                        Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-                    }
-                };
+                let header = format!(
+                    "Allow {}? ({why})\n  \"don't ask again\" adds: {}\n",
+                    crate::util::shown::shown(&label),
+                    crate::util::shown::shown(&rules_text)
+                );
+                let choices = super::menu::choices((env.project_trust)());
+                let answer = super::ask::ask(slot, env, &header, choices);
                 match answer {
                     Some(Answer::Yes) => {
                         log(env, &label, mode, "allowed", Some("yes"), &why, None);
@@ -262,12 +269,9 @@ impl Gate {
                             &why,
                             Some(&rules_text),
                         );
-                        let saved = match (env.rule_file)(to) {
-                            None => " for this session".to_string(),
-                            Some(p) => match super::save::save(&p, &proposed) {
-                                Ok(()) => format!("; saved in {}", p.display()),
-                                Err(e) => format!(" for this session (not saved: {e})"),
-                            },
+                        let saved = match (env.save_rules)(to, &proposed) {
+                            Ok(how) => how,
+                            Err(e) => format!(" for this session (not saved: {e})"),
                         };
                         (env.print)(&format!("Allowed; added {rules_text}{saved}.\n"));
                         Ok(())
@@ -307,40 +311,19 @@ impl Gate {
     /// `default`, headless ones in `bypass`).
     pub fn after(&self, tool: &str, ok: bool) {
         if tool == "PlanConfirm" && ok && self.mode() == PermMode::Plan {
-            self.set_mode(if self.slot.is_some() {
+            let chosen = self
+                .state
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .after_plan
+                .take();
+            self.set_mode(chosen.unwrap_or(if self.slot.is_some() {
                 PermMode::Default
             } else {
                 PermMode::Bypass
-            });
+            }));
         }
     }
-}
-
-pub(super) fn log(
-    env: &CallEnv,
-    label: &str,
-    mode: PermMode,
-    decision: &str,
-    answer: Option<&str>,
-    reason: &str,
-    rule: Option<&str>,
-) {
-    let mut m = serde_json::Map::new();
-    m.insert("type".into(), "permission".into());
-    m.insert("call".into(), label.into());
-    m.insert("mode".into(), mode.name().into());
-    m.insert("decision".into(), decision.into());
-    m.insert(
-        "answer".into(),
-        answer.map(Into::into).unwrap_or(serde_json::Value::Null),
-    );
-    m.insert("reason".into(), reason.into());
-    m.insert(
-        "rule".into(),
-        rule.map(Into::into).unwrap_or(serde_json::Value::Null),
-    );
-    m.insert("timestamp".into(), crate::util::time::utc_iso_now().into());
-    (env.log)(&serde_json::Value::Object(m).to_string());
 }
 
 /// `Bash(rm -rf build)`, `Edit(src/a.rs)`, `mcp__x__y`.
@@ -437,13 +420,5 @@ impl Gate {
             a.push(r.text.clone());
         }
         a
-    }
-}
-
-/// Drop what was typed but not yet read on the terminal (the question was not on screen).
-pub(super) fn discard_typeahead() {
-    use std::io::IsTerminal;
-    if std::io::stdin().is_terminal() {
-        let _ = nix::sys::termios::tcflush(std::io::stdin(), nix::sys::termios::FlushArg::TCIFLUSH);
     }
 }

@@ -2,7 +2,8 @@
 //! PermissionRequest where a question would be put). A PreToolUse `allow` skips a question
 //! but never a deny rule; its `ask` puts a question where the rules would allow; a
 //! PermissionRequest hook may answer the question in the person's place.
-use super::gate::{log, CallEnv};
+use super::ask::log;
+use super::gate::CallEnv;
 use super::{refusal_text, PermMode, RuleKind, Verdict};
 
 /// The verdict after the hooks, or Err(the decision) when a hook settled the call.

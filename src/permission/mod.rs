@@ -7,9 +7,11 @@
 pub mod bashparse;
 mod bashrules;
 pub use bashrules::bash_facts;
+mod ask;
 pub mod gate;
 mod hooked;
 pub mod hops;
+pub mod menu;
 mod rules;
 pub use rules::{split_rules, split_top_level};
 pub mod save;

@@ -5,7 +5,7 @@
 //! kept) and written atomically, so the next run honours it.
 use super::Facts;
 use serde_json::{Map, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Where an "always" rule is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +30,53 @@ pub fn proposals(f: &Facts, whole: &str, _home: &Path) -> Vec<String> {
 /// Merge `rules` into `permissions.allow` of the settings file at `path` (created with its
 /// folder when missing); rules already there are not added again. Written atomically.
 pub fn save(path: &Path, rules: &[String]) -> Result<(), String> {
+    save_to(path, None, rules).map(|_| ())
+}
+
+/// Where a save to `path` lands: a symlinked file (or folder on the way) is followed, so a
+/// settings file kept in a dotfiles repository is written through its link, never replaced
+/// by a copy. With `within` (the project root), a path that leads out of it is refused: a
+/// repository's `.bash-agent` linked to the user's own folder must not receive the rule
+/// (nor get the user's settings copied into it). docs/interactive.md, "Permissions".
+pub fn target(path: &Path, within: Option<&Path>) -> Result<PathBuf, String> {
+    let shown = crate::util::shown::path(path);
+    // The nearest part of the path that exists (a link counts, even a broken one).
+    let mut base = path.to_path_buf();
+    let mut rest = Vec::new();
+    while base.symlink_metadata().is_err() {
+        match (base.file_name().map(|n| n.to_os_string()), base.parent()) {
+            (Some(n), Some(p)) => {
+                rest.push(n);
+                base = p.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut real = std::fs::canonicalize(&base)
+        .map_err(|e| format!("{shown}: a symlink that cannot be followed ({e})"))?;
+    for n in rest.iter().rev() {
+        real.push(n);
+    }
+    if let Some(root) = within {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        if !real.starts_with(&root) {
+            return Err(format!(
+                "{shown} leads out of the project (a symlink to {}), so the rule is not saved there",
+                crate::util::shown::path(&real)
+            ));
+        }
+    }
+    Ok(real)
+}
+
+/// [`save`] through [`target`]: returns the file written.
+pub fn save_to(path: &Path, within: Option<&Path>, rules: &[String]) -> Result<PathBuf, String> {
+    let real = target(path, within)?;
+    save_file(&real, rules)?;
+    Ok(real)
+}
+
+fn save_file(path: &Path, rules: &[String]) -> Result<(), String> {
     let shown = path.display();
     let mut root: Value = match std::fs::read_to_string(path) {
         Ok(t) if !t.trim().is_empty() => {
@@ -111,5 +158,64 @@ mod tests {
         );
         std::fs::write(&p, "[1]").unwrap();
         assert!(save(&p, &["Edit".into()]).is_err());
+    }
+
+    /// Issue 42, item 2: a project's `.bash-agent` (or its settings file) linked out of the
+    /// project receives nothing; the user's own file linked into a dotfiles folder is
+    /// written through its link.
+    #[test]
+    fn never_through_a_link_out_of_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("proj");
+        let user = dir.path().join("home/.bash-agent");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&user).unwrap();
+        let secret = r#"{"api_key":"sk-secret"}"#;
+        std::fs::write(user.join("settings.json"), secret).unwrap();
+        let rule = ["Bash(make:*)".to_string()];
+        // The folder linked to the user's folder.
+        std::os::unix::fs::symlink(&user, root.join(".bash-agent")).unwrap();
+        let p = root.join(".bash-agent/settings.json");
+        let e = save_to(&p, Some(&root), &rule).unwrap_err();
+        assert!(e.contains("leads out of the project"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(user.join("settings.json")).unwrap(),
+            secret
+        );
+        // The file linked to the user's file.
+        std::fs::remove_file(root.join(".bash-agent")).unwrap();
+        std::fs::create_dir(root.join(".bash-agent")).unwrap();
+        std::os::unix::fs::symlink(user.join("settings.json"), &p).unwrap();
+        assert!(save_to(&p, Some(&root), &rule).is_err());
+        assert!(p.is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(user.join("settings.json")).unwrap(),
+            secret
+        );
+        // A dangling link is refused too.
+        std::fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("nowhere/x.json"), &p).unwrap();
+        assert!(save_to(&p, Some(&root), &rule).is_err());
+        assert!(!dir.path().join("nowhere").exists());
+        // A link inside the project is followed.
+        std::fs::remove_file(&p).unwrap();
+        std::fs::write(root.join("shared.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(root.join("shared.json"), &p).unwrap();
+        assert_eq!(
+            save_to(&p, Some(&root), &rule).unwrap(),
+            std::fs::canonicalize(&root).unwrap().join("shared.json")
+        );
+        assert!(p.is_symlink());
+        // The user's file in a dotfiles folder: written through the link.
+        let dots = dir.path().join("dotfiles/bash-agent.json");
+        std::fs::create_dir_all(dots.parent().unwrap()).unwrap();
+        std::fs::write(&dots, secret).unwrap();
+        let link = dir.path().join("home/.bash-agent/linked.json");
+        std::os::unix::fs::symlink(&dots, &link).unwrap();
+        save_to(&link, None, &rule).unwrap();
+        assert!(link.is_symlink());
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&dots).unwrap()).unwrap();
+        assert_eq!(v["api_key"], "sk-secret");
+        assert_eq!(v["permissions"]["allow"][0], "Bash(make:*)");
     }
 }

@@ -17,6 +17,11 @@ pub struct AskSlot {
     /// The waiting question takes any line, a blank one too (an MCP elicitation's field,
     /// where Enter takes the default), not only a permission answer.
     free: Arc<std::sync::atomic::AtomicBool>,
+    /// The waiting question's choices and selection ([`super::menu`]).
+    menu: super::menu::Menu,
+    /// The status line draws the menu (a terminal that moves the cursor): the question
+    /// then prints no list of its own.
+    live_menu: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl AskSlot {
@@ -59,7 +64,7 @@ impl AskSlot {
         cancel: &crate::util::cancel::Cancel,
     ) -> Option<String> {
         print(text);
-        super::gate::discard_typeahead();
+        super::ask::discard_typeahead();
         let rx = self.open();
         self.free.store(true, Ordering::SeqCst);
         loop {
@@ -77,6 +82,29 @@ impl AskSlot {
 
     pub(super) fn close(&self) {
         self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+
+    /// The waiting question's menu (the editor's keys move it, the status line draws it).
+    pub fn menu(&self) -> &super::menu::Menu {
+        &self.menu
+    }
+
+    /// The waiting question's menu as the status line draws it (none when none waits).
+    pub fn menu_lines(&self, color: bool) -> Vec<String> {
+        if self.pending() && !self.free_form() {
+            self.menu.lines(color)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The status line draws the menu (set by the interactive status line when it animates).
+    pub fn set_live_menu(&self, on: bool) {
+        self.live_menu.store(on, Ordering::SeqCst);
+    }
+
+    pub(super) fn live_menu(&self) -> bool {
+        self.live_menu.load(Ordering::SeqCst)
     }
 
     /// The run's permission mode (None before the gate exists).

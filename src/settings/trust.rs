@@ -215,6 +215,24 @@ pub fn store(dir: &Path, decision: Option<bool>) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// Why trusting `dir` would cover far more than a project: the root folder, the home folder
+/// or a folder above it (a trust entry covers every folder below it, docs/sandbox.md).
+pub fn too_wide(dir: &Path) -> Option<&'static str> {
+    let phys = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if phys.parent().is_none() {
+        return Some("it is the root folder");
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    let home = std::fs::canonicalize(&home).unwrap_or_else(|_| PathBuf::from(home));
+    if phys == home {
+        Some("it is your home folder")
+    } else if home.starts_with(&phys) {
+        Some("it holds your home folder")
+    } else {
+        None
+    }
+}
+
 /// A project file that resolves outside the project (itself a symlink, or in a symlinked
 /// `.bash-agent` folder) is not read: a repository's file cannot bring in one from
 /// elsewhere on the disk. The error says so.

@@ -179,6 +179,35 @@ pub fn classify(line: &str) -> Submit {
     }
 }
 
+/// A key of the permission menu (permission::menu): while a question waits and nothing is
+/// typed, ↑/↓ move the selection and a number answers at once; otherwise the key does what
+/// it always does (history, the digit typed).
+pub enum MenuKey {
+    Step(isize),
+    Number(usize),
+}
+
+pub struct MenuHandler {
+    pub ask: crate::permission::AskSlot,
+    pub key: MenuKey,
+}
+
+impl ConditionalEventHandler for MenuHandler {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        if !self.ask.pending() || self.ask.free_form() || !ctx.line().is_empty() {
+            return None;
+        }
+        match self.key {
+            MenuKey::Step(by) => self.ask.menu().step(by).then_some(Cmd::Noop),
+            MenuKey::Number(n) => {
+                let answer = self.ask.menu().numbered(n)?;
+                self.ask.answer(answer);
+                Some(Cmd::Noop)
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

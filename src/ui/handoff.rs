@@ -153,6 +153,15 @@ pub fn take_from_env() {
     }
 }
 
+/// Keys for the first line editor of this run, after any inherited ones: a prompt typed at
+/// the trust question, before the editor existed (cmd::trust).
+pub fn keep(keys: &[u8]) {
+    INHERITED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .extend_from_slice(keys);
+}
+
 /// The inherited keys, once: the first line editor of the run handles them first.
 pub fn inherited() -> Vec<u8> {
     std::mem::take(&mut *INHERITED.lock().unwrap_or_else(|p| p.into_inner()))

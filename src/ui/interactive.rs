@@ -173,6 +173,27 @@ fn build_editor(
             color: helper_color(),
         })),
     );
+    // The permission menu's keys (they act only while a question waits on an empty line).
+    let menu = |key| {
+        EventHandler::Conditional(Box::new(editor_keys::MenuHandler {
+            ask: hooks.ask.clone(),
+            key,
+        }))
+    };
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Up, Modifiers::NONE),
+        menu(editor_keys::MenuKey::Step(-1)),
+    );
+    rl.bind_sequence(
+        KeyEvent(KeyCode::Down, Modifiers::NONE),
+        menu(editor_keys::MenuKey::Step(1)),
+    );
+    for n in 1..=9u8 {
+        rl.bind_sequence(
+            KeyEvent(KeyCode::Char(char::from(b'0' + n)), Modifiers::NONE),
+            menu(editor_keys::MenuKey::Number(n.into())),
+        );
+    }
     // Newlines in the prompt: Alt+Enter, Ctrl+J, and `\` at the end then Enter.
     rl.bind_sequence(KeyEvent(KeyCode::Enter, Modifiers::ALT), Cmd::Newline);
     rl.bind_sequence(KeyEvent::ctrl('J'), Cmd::Newline);
@@ -234,23 +255,35 @@ fn editor_loop(
         match read {
             Ok(line) => {
                 armed = false;
-                // A waiting permission question takes an answer (a blank line keeps it
-                // waiting). Other text was typed ahead for the agent: it is queued as the
-                // next input, never taken as a refusal with that text as the reason.
+                // An open question during a tool call (an MCP elicitation's field) takes any
+                // line, a blank one too (Enter takes the default).
                 if hooks.ask.pending() && hooks.ask.free_form() {
                     hooks.ask.answer(&line);
                     continue;
                 }
+                // A waiting permission question takes an answer (Enter on a blank line takes
+                // the menu's selection). Other text was typed ahead for the agent: it is
+                // queued as the next input, never taken as a refusal with that text as the
+                // reason.
                 if hooks.ask.pending() && !line.trim().is_empty() {
+                    // A choice's number as a line (pasted, or typed after other keys).
+                    let numbered = line.trim().parse().ok();
+                    if let Some(a) = numbered.and_then(|n| hooks.ask.menu().numbered(n)) {
+                        hooks.ask.answer(a);
+                        continue;
+                    }
                     if crate::permission::is_answer(&line) {
                         hooks.ask.answer(&line);
                         continue;
                     }
                     let mut p = printer.clone();
                     let _ = p.write_all(
-                        b"(queued as your next message; the question still waits: y, a, p, u or n)\n",
+                        b"(queued as your next message; the question still waits: a number, or y, a, p, u or n)\n",
                     );
                 } else if hooks.ask.pending() {
+                    if let Some(a) = hooks.ask.menu().selected() {
+                        hooks.ask.answer(a);
+                    }
                     continue;
                 }
                 match classify(&line) {

@@ -6,6 +6,7 @@ pub mod hash;
 pub mod jsonl;
 pub mod net;
 pub mod say;
+pub mod shown;
 pub mod time;
 pub mod tunnel;
 

@@ -48,6 +48,7 @@ mod stdin_join;
 mod store_fixtures;
 mod tools_cli;
 mod trust;
+mod trust_hostile;
 mod trust_paths;
 mod trust_urls;
 mod webfetch_e2e;

@@ -77,7 +77,7 @@ fn custom_command_in_palette_help_and_run() {
 
     t.type_text(w, "/mk");
     t.keys(w, &["Enter"]);
-    shows("[n] no, and tell the agent why");
+    shows("5. No, and tell the agent what to do instead");
     t.type_text(w, "n not now");
     t.keys(w, &["Enter"]);
     shows("Error: /mk: !`touch made.txt` was not run:");

@@ -129,7 +129,11 @@ fn an_edit_shows_its_diff_first_typeahead_is_queued_and_p_saves_the_rule() {
         minus < q && plus < q,
         "the diff comes before the question:\n{s}"
     );
-    assert!(s.contains("[p] always, saved in this project"), "{s}");
+    // The folder has no trust decision: the project choice says that it trusts it.
+    assert!(
+        s.contains("3. Yes, and don't ask again in this project (saved in .bash-agent/settings.json; this also trusts the folder)"),
+        "{s}"
+    );
     // A message typed while the question waits is not an answer.
     term.send("hello there");
     term.wait("the typed line queued", 30, |s| {
@@ -150,9 +154,18 @@ fn an_edit_shows_its_diff_first_typeahead_is_queued_and_p_saves_the_rule() {
         "{saved}"
     );
     term.keys(&["C-d"]);
-    // A new run (headless, default mode: it cannot ask) honours the saved rule once the
-    // folder is trusted (a project's allow rules widen what a run may do: docs/sandbox.md#trust).
-    term.env.trust_project();
+    // Saving in the project trusted the folder (issue 39: a project's allow rules widen
+    // what a run may do, docs/sandbox.md#trust): a new run (headless, default mode: it
+    // cannot ask) honours the saved rule with no trust question first.
+    let user: Value = serde_json::from_str(
+        &std::fs::read_to_string(term.env.home.join(".bash-agent/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        user["trusted_folders"][term.env.cwd.to_str().unwrap()],
+        true,
+        "{user}"
+    );
     let mock = Mock::start(
         &json!([{"when": "again", "tool_calls": [edit("gamma", "delta")]}, {"text": "ok"}])
             .to_string(),

@@ -55,9 +55,12 @@ fn default_mode_asks_before_rm_and_no_refuses_with_the_reason() {
         diag,
     );
     let s = t.screen(w);
-    assert!(s.contains("[y] yes"), "{s}");
-    assert!(s.contains("(adds Bash(rm:*))"), "{s}");
-    assert!(s.contains("[n] no, and tell the agent why"), "{s}");
+    assert!(s.contains("1. Yes"), "{s}");
+    assert!(s.contains("\"don't ask again\" adds: Bash(rm:*)"), "{s}");
+    assert!(
+        s.contains("5. No, and tell the agent what to do instead"),
+        "{s}"
+    );
     // The call waits: nothing deleted, no further request.
     assert!(build.join("out.o").exists(), "{}", diag());
     assert_eq!(mock.requests().len(), 1, "{}", diag());

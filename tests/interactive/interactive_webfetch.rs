@@ -36,7 +36,8 @@ fn default_mode_asks_before_webfetch() {
         diag,
     );
     assert!(
-        t.screen(w).contains("(adds WebFetch(domain:127.0.0.1))"),
+        t.screen(w)
+            .contains("\"don't ask again\" adds: WebFetch(domain:127.0.0.1)"),
         "{}",
         diag()
     );

@@ -8,6 +8,7 @@ mod support;
 
 mod interactive_custom;
 mod interactive_daily;
+mod interactive_dialogs;
 mod interactive_e2e;
 mod interactive_export;
 mod interactive_hangup;
