@@ -6,8 +6,8 @@
 //! than the official `rmcp` SDK: rmcp is built on tokio, and the agent is threads and
 //! blocking I/O; a reader thread per server (or a worker per HTTP request) and a channel per
 //! request give the same protocol with no runtime.
-mod catalog;
 pub mod auth;
+mod catalog;
 pub mod client;
 pub mod config;
 mod conn;
@@ -20,8 +20,8 @@ mod names;
 pub mod result;
 mod serve;
 mod sse;
-mod stdio_read;
 mod status;
+mod stdio_read;
 
 use crate::util::cancel::Cancel;
 use catalog::list_tools;

@@ -6,7 +6,6 @@
 mod support;
 
 mod approvals;
-mod edges_net_hosts;
 mod background_tools;
 mod claude_code_compat;
 mod claude_hooks;
@@ -18,6 +17,7 @@ mod custom_commands;
 mod e2e_agent;
 mod e2e_resume;
 mod e2e_tools;
+mod edges_net_hosts;
 mod export_e2e;
 mod ext_hooks_scripts;
 mod ext_mcp_hooks;

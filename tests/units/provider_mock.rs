@@ -53,7 +53,8 @@ fn records_each_request_as_one_json_line() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2);
     assert!(
-        lines[0].starts_with("{\"path\":\"/v1/messages\",\"target\":\"/v1/messages\",\"headers\":{"),
+        lines[0]
+            .starts_with("{\"path\":\"/v1/messages\",\"target\":\"/v1/messages\",\"headers\":{"),
         "{}",
         lines[0]
     );
