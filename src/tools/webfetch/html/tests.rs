@@ -93,8 +93,7 @@ fn non_content_is_dropped_and_entities_decoded() {
 
 #[test]
 fn every_kind_of_named_reference_decodes() {
-    // The vendored html5gum's entity table is written without pointers (vendor/README.md):
-    // the first entry, the last, a name without its semicolon (longest match first: `&notin;`
+    // html5gum's entity table (upstream's, restored in the vendored copy): the first entry, the last, a name without its semicolon (longest match first: `&notin;`
     // over `&not`), two-character values and references the table does not hold.
     assert_eq!(
         md("<p>&AElig;|&zwnj;|&notin;|&not x|&ngE;|&fjlig;|&copy2024|&nosuch;|&#x41;&#66;</p>"),
