@@ -12,6 +12,7 @@ pub mod init;
 pub mod list;
 pub mod mcp;
 pub mod mock_server;
+pub mod peer_words;
 pub mod replay;
 pub mod rewind;
 pub mod search;
