@@ -276,7 +276,7 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
         )),
         "/compact" => {
             ctx.cancel.reset();
-            let out = crate::agent::compact::compact(ctx, &ctx.prompt(), "manual", true);
+            let out = crate::agent::compact::compact_with(ctx, &ctx.prompt(), "manual", true, arg);
             use crate::agent::compact::CompactOutcome;
             match out {
                 CompactOutcome::Compacted { .. } => ctx.emit(Event::context_update("manual")),
