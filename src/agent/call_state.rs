@@ -85,6 +85,7 @@ pub(super) fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
                 st.push_thinking(content);
             }
         }
+        StreamEvent::ToolInputDelta(n) => ctx.spinner.tool_input(n),
         StreamEvent::Reasoning(item) => st.reasoning_items.push(item),
         StreamEvent::ThinkingSignature(sig) => st.sign_thinking(sig),
         StreamEvent::RedactedThinking(data) => st.reasoning.push(Reasoning::Redacted { data }),

@@ -44,6 +44,8 @@ pub struct Running {
 #[derive(Default)]
 pub struct Children {
     live: Mutex<Vec<Child>>,
+    /// Stopped by the person (`/kill`): id → whether its result was shown yet.
+    stopped: Mutex<std::collections::HashMap<String, bool>>,
 }
 
 /// `id` and `pid` from a start message (`…=<id>, pid=<pid>`).
@@ -165,6 +167,36 @@ impl Children {
             crate::ipc::counter::add(session, -1);
         }
         running.len()
+    }
+}
+
+/// The children the person stopped with `/kill`: their results are no news to them, so each
+/// is shown in one short block and starts no model turn of its own; the model reads it with
+/// the next message (docs/interactive.md, "Background work").
+impl Children {
+    /// Remember that the person stopped `id`.
+    pub fn stopped_by_user(&self, id: &str) {
+        self.stopped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), false);
+    }
+
+    /// Whether the person stopped `id`.
+    pub fn was_stopped(&self, id: &str) -> bool {
+        self.stopped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(id)
+    }
+
+    /// True the first time the result of a stopped `id` is to be shown (it is shown once).
+    pub fn first_show(&self, id: &str) -> bool {
+        self.stopped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(id)
+            .is_some_and(|shown| !std::mem::replace(shown, true))
     }
 }
 

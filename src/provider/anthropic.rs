@@ -249,6 +249,7 @@ impl Normaliser {
             "input_json_delta" => {
                 if let (Some((_, _, acc)), Some(p)) = (self.tool.as_mut(), d.partial_json) {
                     acc.push_str(&p);
+                    out(StreamEvent::ToolInputDelta(p.len() as u64));
                 }
             }
             "signature_delta" => {

@@ -9,6 +9,7 @@ mod support;
 mod interactive_custom;
 mod interactive_daily;
 mod interactive_e2e;
+mod interactive_edges;
 mod interactive_export;
 mod interactive_hangup;
 mod interactive_imports;

@@ -292,6 +292,7 @@ fn summarize(
         | StreamEvent::Reasoning(_)
         | StreamEvent::ThinkingSignature(_)
         | StreamEvent::RedactedThinking(_)
+        | StreamEvent::ToolInputDelta(_)
         | StreamEvent::ToolCall { .. } => {}
     });
     if let Some((u, speed)) = billed {

@@ -113,6 +113,7 @@ pub fn write_agents_md(
         | StreamEvent::Reasoning(_)
         | StreamEvent::ThinkingSignature(_)
         | StreamEvent::RedactedThinking(_)
+        | StreamEvent::ToolInputDelta(_)
         | StreamEvent::ToolCall { .. } => {}
     });
     if cancel.is_cancelled() {
