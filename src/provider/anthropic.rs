@@ -318,6 +318,8 @@ mod tests {
                 StreamEvent::Thinking("hm".into()),
                 StreamEvent::ThinkingSignature("zz".into()),
                 StreamEvent::Text("\nHi".into()),
+                StreamEvent::ToolInputDelta(8),
+                StreamEvent::ToolInputDelta(5),
                 StreamEvent::ToolCall {
                     name: "Read".into(),
                     id: "tu1".into(),
