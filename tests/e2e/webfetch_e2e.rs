@@ -361,4 +361,12 @@ fn a_page_over_the_result_cap_is_saved_whole_for_read() {
         "{}",
         &whole[whole.len() - 100..]
     );
+    // `tool` keeps only the saved page of its throw-away folder (bash-agent-tool-*/tool/webfetch).
+    let folder = std::path::Path::new(path).ancestors().nth(3).unwrap();
+    assert!(folder
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("bash-agent-tool-"));
+    std::fs::remove_dir_all(folder).unwrap();
 }
