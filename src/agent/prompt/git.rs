@@ -4,8 +4,8 @@
 //! prompt built), like the date: a prompt that changed after every edit would defeat the
 //! prompt cache, and the model runs `git status` itself when it needs the present state.
 //!
-//! `git` runs in its own process group with a time limit, no input, and the repository's
-//! fsmonitor hook switched off (a hook named in a repository's config is a command the
+//! `git` runs in its own process group with a time limit, no input, the tools' scrubbed
+//! environment (no keys), and the repository's fsmonitor hook switched off (a hook named in a repository's config is a command the
 //! repository chooses). No git, no repository, or a slow one: no section.
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -27,7 +27,10 @@ pub fn snapshot(cwd: &Path) -> String {
 
 /// `git status --porcelain=v1 --branch` run in `cwd`; its stdout on success.
 fn run(cwd: &Path) -> Option<String> {
-    let mut child = Command::new("git")
+    let mut cmd = Command::new("git");
+    // The tools' scrubbed environment: no API key reaches git or what its config runs.
+    crate::sandbox::env::apply(&mut cmd);
+    let mut child = cmd
         .arg("-C")
         .arg(cwd)
         .args([

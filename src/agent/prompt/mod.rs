@@ -3,7 +3,8 @@
 //! Thirteen sections in a fixed order, each wrapped as `<tag>\n{content}\n</tag>` (or
 //! `<tag name="…">`) and followed by `\n`; empty sections are left out and the final
 //! newline is removed. The fixed prose lives in `prompt_text.rs`; everything here is the
-//! dynamic part. Building is cheap: no subprocess (uname is read once per process).
+//! dynamic part. Building is cheap: uname is read once per process, and the date and the git
+//! state (one `git status`, git.rs) are taken once, at the first prompt.
 pub mod git;
 pub mod imports;
 pub mod instructions;
