@@ -22,7 +22,16 @@ const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The section's text for the folder `cwd`, or "" outside a repository.
 pub fn snapshot(cwd: &Path) -> String {
+    if !in_work_tree(cwd) {
+        return String::new();
+    }
     run(cwd).map(|out| format(&out)).unwrap_or_default()
+}
+
+/// A `.git` in `cwd` or a folder above it (or `GIT_DIR` set): only then is git started, so
+/// a run outside any repository pays no process start (about a millisecond) for nothing.
+fn in_work_tree(cwd: &Path) -> bool {
+    std::env::var_os("GIT_DIR").is_some() || cwd.ancestors().any(|d| d.join(".git").exists())
 }
 
 /// `git status --porcelain=v1 --branch` run in `cwd`; its stdout on success.
