@@ -77,10 +77,38 @@ fn try_parse() -> Result<Cli, clap::Error> {
             return Ok(c.into());
         }
     }
-    let cli = parse_kept::<Cli>(&args)?;
+    let cli = match parse_kept::<Cli>(&args) {
+        Ok(cli) => cli,
+        Err(e) => return Err(subcommand_help(e, &args)),
+    };
     match subcommand_taken_as_prompt(&cli, &args) {
         Some(moved) => parse_kept::<Cli>(&moved),
         None => Ok(cli),
+    }
+}
+
+/// `bash-agent --base-url X compact --help`: the parent's parse stops at `--help` before the
+/// subcommand is found (the word is the parent's prompt there), so clap's answer was the main
+/// help. Parsed without its help flags, a line whose prompt is a subcommand's name is moved
+/// as [`subcommand_taken_as_prompt`] does, and that line's help (the subcommand's) is the
+/// answer. Any other error is returned as it was.
+fn subcommand_help(e: clap::Error, args: &[std::ffi::OsString]) -> clap::Error {
+    if e.kind() != clap::error::ErrorKind::DisplayHelp {
+        return e;
+    }
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let stripped: Vec<std::ffi::OsString> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| *i >= end || (*a != "--help" && *a != "-h"))
+        .map(|(_, a)| a.clone())
+        .collect();
+    let moved = parse_kept::<Cli>(&stripped)
+        .ok()
+        .and_then(|cli| subcommand_taken_as_prompt(&cli, args));
+    match moved.map(|m| parse_kept::<Cli>(&m)) {
+        Some(Err(help)) if help.kind() == clap::error::ErrorKind::DisplayHelp => help,
+        _ => e,
     }
 }
 
@@ -133,15 +161,27 @@ fn parse() -> Result<Cli, i32> {
         return Err(EXIT_USAGE);
     }
     match try_parse() {
-        Ok(c) => Ok(c),
+        Ok(c) => {
+            let args = args_lossy();
+            let words = args.get(1..).unwrap_or_default();
+            match crate::cmd::peer_words::refusal(c.prompt.as_deref(), words) {
+                Some(msg) => {
+                    print_error(&msg);
+                    crate::cmd::agent::parse_failure(&args, &msg);
+                    Err(EXIT_USAGE)
+                }
+                None => Ok(c),
+            }
+        }
         Err(e) => {
             use clap::error::{ContextKind, ErrorKind};
             // `--inject --help`: a flag that wants a value, asked for help. Show the help
             // (which documents the flag) rather than "a value is required".
-            if args_lossy()
-                .iter()
-                .skip(1)
-                .any(|a| a == "--help" || a == "-h")
+            if e.kind() != ErrorKind::DisplayHelp
+                && args_lossy()
+                    .iter()
+                    .skip(1)
+                    .any(|a| a == "--help" || a == "-h")
             {
                 use clap::CommandFactory;
                 let _ = Cli::command().print_long_help();

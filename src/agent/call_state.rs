@@ -102,6 +102,7 @@ pub(super) fn handle_event(ctx: &AgentCtx, st: &mut Partial, e: StreamEvent) {
                 st.push_thinking(content);
             }
         }
+        StreamEvent::ToolInputDelta(n) => ctx.spinner.tool_input(n),
         StreamEvent::Reasoning(item) => {
             // A Responses web_search_call is replayed like a reasoning item; it is shown.
             if let Some(d) = crate::provider::server_tools::describe(&item) {

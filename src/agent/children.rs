@@ -49,6 +49,8 @@ pub struct Running {
 #[derive(Default)]
 pub struct Children {
     live: Mutex<Vec<Child>>,
+    /// Stopped by the person (`/kill`): id → whether its result was shown yet.
+    stopped: Mutex<std::collections::HashMap<String, bool>>,
 }
 
 /// `id` and `pid` from a start message (`…=<id>, pid=<pid>`).
@@ -194,6 +196,36 @@ fn escalate(pgid: i32) {
     if spawned.is_err() {
         // No thread for the grace: SIGKILL now rather than never.
         let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+}
+
+/// The children the person stopped with `/kill`: their results are no news to them, so each
+/// is shown in one short block and starts no model turn of its own; the model reads it with
+/// the next message (docs/interactive.md, "Background work").
+impl Children {
+    /// Remember that the person stopped `id`.
+    pub fn stopped_by_user(&self, id: &str) {
+        self.stopped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), false);
+    }
+
+    /// Whether the person stopped `id`.
+    pub fn was_stopped(&self, id: &str) -> bool {
+        self.stopped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(id)
+    }
+
+    /// True the first time the result of a stopped `id` is to be shown (it is shown once).
+    pub fn first_show(&self, id: &str) -> bool {
+        self.stopped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(id)
+            .is_some_and(|shown| !std::mem::replace(shown, true))
     }
 }
 

@@ -1,6 +1,7 @@
 //! What enters the conversation at a turn's edges: the user's text (with `[Image #N]`
 //! mappings and a pending undo note) and drained notifications (one user message).
 use crate::agent::context::AgentCtx;
+use crate::ipc::resp::Frame;
 use crate::protocol::Event;
 use crate::session::Session;
 
@@ -57,7 +58,7 @@ pub fn drain_notifications(ctx: &AgentCtx) -> bool {
                 ctx.out.warn(&m);
             }
         }
-        ctx.out.show(f);
+        show(ctx, f);
     }
     let text = crate::ipc::notify::injection_text(&frames);
     if text.is_empty() {
@@ -66,6 +67,65 @@ pub fn drain_notifications(ctx: &AgentCtx) -> bool {
     if let Err(m) = ctx.rec.user_message(&text) {
         ctx.out.warn(&m);
         return false;
+    }
+    true
+}
+
+/// Show one drained frame: in full, or for a child the person stopped (`/kill`) once and
+/// short (its output's last line).
+fn show(ctx: &AgentCtx, f: &Frame) {
+    if !ctx.children.was_stopped(&f.field(1)) {
+        ctx.out.show(f);
+    } else if ctx.children.first_show(&f.field(1)) {
+        ctx.out.show(&short(f));
+    }
+}
+
+/// A result with its output cut to the last non-empty line.
+fn short(f: &Frame) -> Frame {
+    let last = |s: String| {
+        s.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut g = f.clone();
+    match f.kind() {
+        "ASYNC_TASK_RESULT" if f.len() > 3 => {
+            // A log file's path (the reporter's form) is no output to show.
+            let out = f.field(3);
+            g.0[3] = if out.starts_with('/') && !out.contains('\n') {
+                Vec::new()
+            } else {
+                last(out).into_bytes()
+            };
+        }
+        "AGENT_RESULT" | "SUB_AGENT_RESULT" if f.len() > 6 => {
+            g.0[5] = Vec::new();
+            g.0[6] = last(f.field(6)).into_bytes();
+        }
+        _ => {}
+    }
+    g
+}
+
+/// A wakeup whose pending results all belong to children the person stopped (`/kill`): show
+/// each once, short, and start no turn (true). The results stay buffered and reach the model
+/// with the next message.
+pub fn only_stopped(ctx: &AgentCtx) -> bool {
+    let frames = crate::ipc::notify::peek(&ctx.session);
+    let stopped = |f: &Frame| {
+        matches!(
+            f.kind(),
+            "ASYNC_TASK_RESULT" | "AGENT_RESULT" | "SUB_AGENT_RESULT"
+        ) && ctx.children.was_stopped(&f.field(1))
+    };
+    if frames.is_empty() || !frames.iter().all(stopped) {
+        return false;
+    }
+    for f in &frames {
+        show(ctx, f);
     }
     true
 }

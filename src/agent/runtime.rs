@@ -152,7 +152,9 @@ pub fn main_loop(
                 continue;
             }
             InputMsg::NotifyPending => {
-                if !crate::util::fsx::non_empty(&ctx.session.notify_buf()) {
+                if !crate::util::fsx::non_empty(&ctx.session.notify_buf())
+                    || crate::agent::inject::only_stopped(ctx)
+                {
                     continue;
                 }
                 turn(ctx, "", Kind::Notify)

@@ -346,6 +346,16 @@ impl Spinner {
         }
     }
 
+    /// `n` bytes of a tool call's arguments streamed: they are output tokens too, and the
+    /// count froze while a long argument (a whole file for Write) arrived.
+    pub fn tool_input(&self, n: u64) {
+        if matches!(self.kind, Kind::Off | Kind::Stderr) {
+            return;
+        }
+        lock(&self.progress).bytes += n;
+        self.set_phase(Phase::Writing);
+    }
+
     /// Output of the running tool (its last lines show under the status line).
     pub fn tool_output(&self, chunk: &[u8]) {
         if let Kind::Live { animate: true, .. } = self.kind {

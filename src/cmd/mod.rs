@@ -13,6 +13,7 @@ pub mod list;
 pub mod mcp;
 mod mcp_login;
 pub mod mock_server;
+pub mod peer_words;
 pub mod replay;
 pub mod rewind;
 pub mod search;

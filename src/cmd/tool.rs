@@ -35,7 +35,19 @@ pub fn cmd_tool(o: &crate::cli::Opts, name: &str, input: &str) -> Result {
     };
     crate::sandbox::configure(cfg.sandbox.clone(), Some(&ctx.session.dir));
     let out = run(&ctx, "toolu_cli", name, &input);
-    let _ = std::fs::remove_dir_all(&tmp);
+    // A page WebFetch saved whole (over the result cap) is named in the output: it stays,
+    // the rest of the throw-away folder goes.
+    let saved = ctx.session.dir.join("webfetch");
+    if saved.is_dir() {
+        if let Ok(entries) = std::fs::read_dir(&ctx.session.dir) {
+            for e in entries.flatten().filter(|e| e.path() != saved) {
+                let p = e.path();
+                let _ = std::fs::remove_file(&p).or_else(|_| std::fs::remove_dir_all(&p));
+            }
+        }
+    } else {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.display.as_bytes())?;
     if !out.display.is_empty() && !out.display.ends_with('\n') {

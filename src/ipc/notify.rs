@@ -106,6 +106,15 @@ pub fn drain(session: &Session) -> Vec<Frame> {
     crate::ipc::async_task::resolve_buffered(session, frames)
 }
 
+/// The frames waiting in the session's notify.buf, left there (read under the buffer lock).
+/// A task's output may still be a log file's path (the reporter's form).
+pub fn peek(session: &Session) -> Vec<Frame> {
+    let buf = session.notify_buf();
+    let _g = lock_buf(&buf);
+    let bytes = fs::read(&buf).unwrap_or_default();
+    resp::decode_all(&bytes, |_| {})
+}
+
 /// The user message the drained items become (one for all of them), without a final newline.
 pub fn injection_text(frames: &[Frame]) -> String {
     let mut s = String::new();

@@ -266,6 +266,7 @@ impl Normaliser {
                     acc.push_str(p);
                 } else if let (Some((_, _, acc)), Some(p)) = (self.tool.as_mut(), d.partial_json) {
                     acc.push_str(&p);
+                    out(StreamEvent::ToolInputDelta(p.len() as u64));
                 }
             }
             "signature_delta" => {
@@ -334,6 +335,8 @@ mod tests {
                 StreamEvent::Thinking("hm".into()),
                 StreamEvent::ThinkingSignature("zz".into()),
                 StreamEvent::Text("\nHi".into()),
+                StreamEvent::ToolInputDelta(8),
+                StreamEvent::ToolInputDelta(5),
                 StreamEvent::ToolCall {
                     name: "Read".into(),
                     id: "tu1".into(),

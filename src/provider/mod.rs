@@ -105,6 +105,11 @@ pub enum StreamEvent {
         id: String,
         input_raw: String,
     },
+    /// This many bytes of a tool call's arguments arrived (Anthropic `input_json_delta`,
+    /// OpenAI argument deltas): the status line's token count follows them while a long
+    /// argument (a file written whole) streams. The arguments themselves come whole in
+    /// [`StreamEvent::ToolCall`].
+    ToolInputDelta(u64),
     /// Emitted once, right before `Stop`. `speed` = output tok/s over the stream (0 if unknown).
     Usage {
         usage: Usage,

@@ -371,6 +371,9 @@ impl super::norm::Normaliser for Normaliser {
                 }
                 if let Some(a) = text(c, &["function", "arguments"]) {
                     t.2.push_str(a);
+                    if !a.is_empty() {
+                        out(StreamEvent::ToolInputDelta(a.len() as u64));
+                    }
                 }
             }
         }

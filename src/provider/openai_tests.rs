@@ -120,6 +120,7 @@ fn stream_with_tools_and_usage() {
         vec![
             StreamEvent::Thinking("think".into()),
             StreamEvent::Text("Hello\n".into()),
+            StreamEvent::ToolInputDelta(12),
             StreamEvent::ToolCall {
                 name: "Read".into(),
                 id: "c1".into(),

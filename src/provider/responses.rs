@@ -340,6 +340,9 @@ impl super::norm::Normaliser for Normaliser {
                 let key = self.key_of(&v);
                 if let Some(d) = text(&v, &["delta"]) {
                     self.call_mut(&key).args.push_str(d);
+                    if !d.is_empty() {
+                        out(StreamEvent::ToolInputDelta(d.len() as u64));
+                    }
                 }
             }
             "response.completed" => {

@@ -80,6 +80,7 @@ fn stream_with_tool() {
         vec![
             StreamEvent::Thinking("r".into()),
             StreamEvent::Text("OK".into()),
+            StreamEvent::ToolInputDelta(7),
             StreamEvent::ToolCall {
                 name: "Read".into(),
                 id: "c9".into(),

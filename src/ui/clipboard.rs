@@ -1,6 +1,6 @@
 //! Ctrl+V image paste (docs/interactive.md): a PNG from the clipboard (`wl-paste`, else
 //! `xclip`) is stored as `<session>/images/<N>.png` (N = highest existing number + 1)
-//! and `[Image #N]` is inserted. Any failure inserts nothing. `@photo.jpg` stores other
+//! and `[Image #N]` is inserted. Any failure inserts nothing and says why in one line. `@photo.jpg` stores other
 //! image kinds the same way, under their own extension ([`image_kind`]).
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -58,8 +58,9 @@ pub fn image_file(dir: &Path, n: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Run a clipboard tool (own process group, bounded time and size); its stdout.
-fn run(prog: &str, args: &[&str]) -> Option<Vec<u8>> {
+/// Run a clipboard tool (own process group, bounded time and size); its stdout, or `Err`
+/// when the tool cannot be started (not installed).
+fn run(prog: &str, args: &[&str]) -> Result<Option<Vec<u8>>, ()> {
     let mut child = Command::new(prog)
         .args(args)
         .stdin(Stdio::null())
@@ -67,7 +68,12 @@ fn run(prog: &str, args: &[&str]) -> Option<Vec<u8>> {
         .stderr(Stdio::null())
         .process_group(0)
         .spawn()
-        .ok()?;
+        .map_err(|_| ())?;
+    Ok(read_output(&mut child))
+}
+
+/// The child's stdout once it exits successfully in time (killed otherwise).
+fn read_output(child: &mut std::process::Child) -> Option<Vec<u8>> {
     let mut out = child.stdout.take()?;
     let reader = std::thread::spawn(move || {
         let mut buf = Vec::new();
@@ -98,8 +104,9 @@ fn run(prog: &str, args: &[&str]) -> Option<Vec<u8>> {
     }
 }
 
-/// Grab a PNG from the clipboard, if a clipboard tool has one.
-pub fn clipboard_png() -> Option<Vec<u8>> {
+/// Grab a PNG from the clipboard, if a clipboard tool has one; else why not, in words
+/// for the person who pressed Ctrl+V.
+pub fn clipboard_png() -> Result<Vec<u8>, String> {
     let tools: [(&str, &[&str]); 2] = [
         ("wl-paste", &["--no-newline", "--type", "image/png"]),
         (
@@ -107,10 +114,21 @@ pub fn clipboard_png() -> Option<Vec<u8>> {
             &["-selection", "clipboard", "-t", "image/png", "-o"],
         ),
     ];
-    tools
-        .iter()
-        .filter_map(|(p, a)| run(p, a))
-        .find(|b| b.starts_with(PNG_SIGNATURE))
+    let mut any_tool = false;
+    for (p, a) in tools {
+        if let Ok(out) = run(p, a) {
+            any_tool = true;
+            if let Some(png) = out.filter(|b| b.starts_with(PNG_SIGNATURE)) {
+                return Ok(png);
+            }
+        }
+    }
+    Err(if any_tool {
+        "Nothing to paste: the clipboard holds no image (Ctrl+V pastes images; paste text with the terminal's own paste).".into()
+    } else {
+        "Nothing to paste: no clipboard tool found (Ctrl+V reads images with wl-paste or xclip)."
+            .into()
+    })
 }
 
 /// Store `png` as the next image of `images_dir`; returns the `[Image #N]` tag.
@@ -126,10 +144,10 @@ pub fn store_image_as(images_dir: &Path, bytes: &[u8], ext: &str) -> std::io::Re
     Ok(format!("[Image #{n}]"))
 }
 
-/// Ctrl+V: clipboard PNG → stored image → its tag.
-pub fn paste_image(images_dir: &Path) -> Option<String> {
+/// Ctrl+V: clipboard PNG → stored image → its tag; else the message to show.
+pub fn paste_image(images_dir: &Path) -> Result<String, String> {
     let png = clipboard_png()?;
-    store_image(images_dir, &png).ok()
+    store_image(images_dir, &png).map_err(|e| format!("Cannot store the pasted image: {e}"))
 }
 
 #[cfg(test)]

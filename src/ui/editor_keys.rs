@@ -123,16 +123,22 @@ impl ConditionalEventHandler for BackslashEnter {
     }
 }
 
-/// Ctrl+V: paste a clipboard PNG as `[Image #N]`.
+/// Ctrl+V: paste a clipboard PNG as `[Image #N]`; with nothing to paste, a line says so
+/// (a key that does nothing and says nothing looks broken).
 pub struct ImagePasteHandler {
     pub images_dir: PathBuf,
+    pub printer: crate::ui::printer::Printer,
 }
 
 impl ConditionalEventHandler for ImagePasteHandler {
     fn handle(&self, _: &Event, _: RepeatCount, _: bool, _: &EventContext) -> Option<Cmd> {
         match crate::ui::clipboard::paste_image(&self.images_dir) {
-            Some(tag) => Some(Cmd::Insert(1, tag)),
-            None => Some(Cmd::Noop),
+            Ok(tag) => Some(Cmd::Insert(1, tag)),
+            Err(why) => {
+                let mut p = self.printer.clone();
+                let _ = std::io::Write::write_all(&mut p, format!("{why}\n").as_bytes());
+                Some(Cmd::Noop)
+            }
         }
     }
 }

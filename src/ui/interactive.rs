@@ -163,7 +163,10 @@ fn build_editor(
     );
     rl.bind_sequence(
         KeyEvent::ctrl('V'),
-        EventHandler::Conditional(Box::new(ImagePasteHandler { images_dir })),
+        EventHandler::Conditional(Box::new(ImagePasteHandler {
+            images_dir,
+            printer: printer.clone(),
+        })),
     );
     rl.bind_sequence(
         KeyEvent(KeyCode::BackTab, Modifiers::NONE),

@@ -300,8 +300,7 @@ mod tests {
 
     #[test]
     fn entities_in_markdown_decode() {
-        // pulldown-cmark's entity table is vendored without pointers (vendor/README.md):
-        // the first and last names, a two-character value, an unknown name kept as text.
+        // pulldown-cmark's entity table (the crates.io release): the first and last names, a two-character value, an unknown name kept as text.
         assert_eq!(
             plain(&inline_line("&AElig; &zwnj; &ngE; &copy; &nosuch; &#65;")),
             "Æ \u{200c} ≧\u{338} © &nosuch; A"

@@ -139,3 +139,49 @@ fn resume_without_a_name_needs_a_terminal_and_session_alone_is_a_new_one() {
     expect_code(&out, 0);
     assert_eq!(mock.requests().len(), 1);
 }
+
+#[test]
+fn a_subcommands_help_after_global_flags_is_the_subcommands() {
+    let env = Env::new();
+    let out = env.run(&["--base-url", "http://127.0.0.1:9", "compact", "--help"]);
+    expect_code(&out, 0);
+    let text = stdout(&out);
+    assert!(text.contains("Usage: bash-agent compact"), "{text}");
+    let out = env.run(&["--base-url", "http://127.0.0.1:9", "--help"]);
+    expect_code(&out, 0);
+    assert!(stdout(&out).contains("Usage: bash-agent [OPTIONS] [PROMPT]"));
+}
+
+#[test]
+fn a_peers_command_word_is_a_usage_error_not_a_prompt() {
+    let env = Env::new();
+    let mock = Mock::start(r#"[{"text":"ok","repeat":true}]"#);
+    let base = mock.base("claude");
+    for word in ["login", "doctor", "update", "resume", "exec"] {
+        let out = env.run(&["--base-url", &base, "--api-key", "k", word]);
+        expect_code(&out, 2);
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("unrecognized subcommand '{word}'")),
+            "{err}"
+        );
+        assert!(err.contains(&format!("bash-agent -- {word}")), "{err}");
+    }
+    assert!(mock.requests().is_empty(), "no prompt went to the model");
+    // A word that is no command is a prompt; so is a peer's word after `--` or among others.
+    expect_code(
+        &env.run(&["--base-url", &base, "--api-key", "k", "hello"]),
+        0,
+    );
+    expect_code(
+        &env.run(&["--base-url", &base, "--api-key", "k", "--", "login"]),
+        0,
+    );
+    expect_code(
+        &env.run(&["--base-url", &base, "--api-key", "k", "login how?"]),
+        0,
+    );
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[1]["body"].to_string().contains("login"));
+}

@@ -235,3 +235,38 @@ fn manual_compact_failure_changes_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Failed to generate context summary"));
     assert_eq!(snapshot(&dir), before);
 }
+
+#[test]
+fn compact_text_is_the_summarys_instructions() {
+    let e = setup();
+    grow(&e, &e.url, "t", 6);
+    let out = agent(
+        &e,
+        &[
+            "--base-url",
+            &e.url,
+            "--api-key",
+            "x",
+            "--session",
+            "t",
+            "/compact keep every parser decision",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqs = e.mock.requests();
+    let summary_call = reqs
+        .iter()
+        .map(|r| r["body"].to_string())
+        .find(|b| b.contains("being removed from your context"))
+        .expect("a summary call");
+    assert!(
+        summary_call.contains("keep every parser decision"),
+        "{summary_call}"
+    );
+    // No turn followed: the compaction was the whole command.
+    assert_eq!(reqs.len(), 7, "six turns and the summary call");
+}

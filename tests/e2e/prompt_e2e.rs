@@ -47,9 +47,10 @@ fn binary_sends_the_prompt_and_warns_once() {
     assert!(system.starts_with("<agent-identity>\n你是 bash-agent"));
     let platform = bash_agent::agent::prompt::platform();
     let expected = format!(
-        "<environment>\nlang: zh_CN\npwd: {}\nhome: {}\nplatform: {platform}\nshell: /bin/testsh\n</environment>",
+        "<environment>\nlang: zh_CN\npwd: {}\nhome: {}\nplatform: {platform}\nshell: /bin/testsh\ndate: {}\n</environment>\n<rules>",
         work.display(),
-        home.display()
+        home.display(),
+        today()
     );
     assert!(system.contains(&expected), "{system}");
     assert!(system.contains(
@@ -57,4 +58,55 @@ fn binary_sends_the_prompt_and_warns_once() {
     ));
     assert!(!system.contains("<selected-skills>"));
     assert!(system.ends_with("</output-language>"));
+}
+
+/// Today's local date as the binary writes it (a run across midnight may see yesterday's).
+fn today() -> String {
+    let t = bash_agent::util::time::local(bash_agent::util::time::now_secs());
+    format!("{:04}-{:02}-{:02}", t.year, t.mon, t.day)
+}
+
+#[test]
+fn the_prompt_has_the_date_and_the_git_state() {
+    let env = Env::new();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&env.cwd)
+            .env("HOME", &env.home)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "feature-x"]);
+    fs::write(env.cwd.join("notes.txt"), "new\n").unwrap();
+    let server = Mock::start(r#"[{"text":"ok","repeat":true}]"#);
+    let out = env
+        .cmd()
+        .args(["--base-url", &server.url, "--api-key", "x", "hi"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let system = checks::system_text(&server.records()[0]["body"]);
+    assert!(
+        system.contains(&format!("date: {}\n</environment>", today())),
+        "{system}"
+    );
+    assert!(
+        system.contains("<git-status>\nbranch: No commits yet on feature-x\nstatus:\n?? notes.txt\n</git-status>\n<rules>"),
+        "{system}"
+    );
+    // Outside a repository: no section.
+    let plain = env.other_cwd("plain");
+    let out = env
+        .cmd()
+        .current_dir(&plain)
+        .args(["--base-url", &server.url, "--api-key", "x", "hi"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let system = checks::system_text(&server.records()[1]["body"]);
+    assert!(!system.contains("<git-status>"), "{system}");
 }

@@ -82,6 +82,13 @@ fn serve(mut conn: TcpStream, port: u16, seen: &Seen) {
             head("200 OK", "", body.len(), "text/plain") + &body
         }
         "/image" => head("200 OK", "", 4, "image/png") + "\u{89}PNG",
+        "/long" => {
+            let body: String = (1..=4000)
+                .map(|i| format!("<p>paragraph number {i} of a long article</p>"))
+                .collect();
+            let page = format!("<!doctype html><h1>Long</h1>{body}<p>THE END</p>");
+            head("200 OK", "", page.len(), "text/html") + &page
+        }
         "/big" => {
             seen.big_started.store(true, Ordering::SeqCst);
             let complete = conn
@@ -310,4 +317,56 @@ fn webfetch_from_the_tool_command() {
         "{}",
         stdout(&out)
     );
+}
+
+#[test]
+fn a_page_over_the_result_cap_is_saved_whole_for_read() {
+    let env = Env::new();
+    let srv = Server::start();
+    let input = format!(r#"{{"url": "{}"}}"#, srv.url("/long"));
+    let out = env
+        .cmd()
+        .args(["tool", "WebFetch", &input])
+        .env("TOOL_RESULT_MAX_BYTES", "20000")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("# Long") && !text.contains("THE END"),
+        "{text}"
+    );
+    let path = text
+        .split("The whole text is saved in ")
+        .nth(1)
+        .and_then(|r| r.split(": read on with Read").next())
+        .unwrap_or_else(|| panic!("no saved path in {text}"));
+    let offset = text
+        .split("offset=")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap();
+    // Read reaches the file and reads on from the offset the note gives.
+    let read = env.run(&[
+        "tool",
+        "Read",
+        &format!(r#"{{"path": "{path}", "offset": {offset}, "limit": 3}}"#),
+    ]);
+    assert!(read.status.success(), "{} {}", stdout(&read), stderr(&read));
+    let next = stdout(&read);
+    assert!(next.contains("paragraph number"), "{next}");
+    let whole = std::fs::read_to_string(path).unwrap();
+    assert!(
+        whole.ends_with("THE END"),
+        "{}",
+        &whole[whole.len() - 100..]
+    );
+    // `tool` keeps only the saved page of its throw-away folder (bash-agent-tool-*/tool/webfetch).
+    let folder = std::path::Path::new(path).ancestors().nth(3).unwrap();
+    assert!(folder
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("bash-agent-tool-"));
+    std::fs::remove_dir_all(folder).unwrap();
 }

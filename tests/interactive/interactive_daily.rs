@@ -6,18 +6,18 @@ use crate::support::tmux::{have_tmux, Run, Tmux};
 use crate::support::*;
 use serde_json::{json, Value};
 
-const COLOR: &str = "TERM=xterm-256color";
+pub(crate) const COLOR: &str = "TERM=xterm-256color";
 
-struct Term {
-    env: Env,
-    mock: Mock,
+pub(crate) struct Term {
+    pub(crate) env: Env,
+    pub(crate) mock: Mock,
     t: Tmux,
     run: Run,
 }
 
 impl Term {
     /// The agent in tmux (`vars`, `args` as for [`Run::start_with`]), at its idle prompt.
-    fn start(script: Value, vars: &str, args: &str) -> Term {
+    pub(crate) fn start(script: Value, vars: &str, args: &str) -> Term {
         let env = Env::new();
         let mock = Mock::start(&script.to_string());
         let t = Tmux::for_env(&env);
@@ -26,26 +26,26 @@ impl Term {
         term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
         term
     }
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.t.screen(&self.run.name)
     }
-    fn wait(&self, what: &str, secs: u64, mut cond: impl FnMut(&str) -> bool) {
+    pub(crate) fn wait(&self, what: &str, secs: u64, mut cond: impl FnMut(&str) -> bool) {
         let diag = || self.t.diag(&self.run.name, &self.mock);
         wait_until_or(what, secs, || cond(&self.screen()), diag);
     }
-    fn send(&self, line: &str) {
+    pub(crate) fn send(&self, line: &str) {
         self.t.type_text(&self.run.name, line);
         self.t.keys(&self.run.name, &["Enter"]);
     }
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         self.t.keys(&self.run.name, keys);
     }
     /// After a restart: see [`Tmux::wait_editor`].
-    fn wait_editor(&self) {
+    pub(crate) fn wait_editor(&self) {
         self.t.wait_editor(&self.run.name);
     }
     /// The prompt is back and no turn runs.
-    fn wait_idle(&self) {
+    pub(crate) fn wait_idle(&self) {
         let flag = self.env.session_dir("s").join("agent_running.flag");
         let diag = || self.t.diag(&self.run.name, &self.mock);
         wait_until_or(
@@ -58,7 +58,7 @@ impl Term {
 }
 
 /// The token count the status line shows (`↓ N tokens`), if any.
-fn shown_tokens(screen: &str) -> Option<u64> {
+pub(crate) fn shown_tokens(screen: &str) -> Option<u64> {
     let at = screen.rfind("↓ ")?;
     screen[at + "↓ ".len()..]
         .split_whitespace()

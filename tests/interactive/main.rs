@@ -10,6 +10,7 @@ mod interactive_custom;
 mod interactive_daily;
 mod interactive_dialogs;
 mod interactive_e2e;
+mod interactive_edges;
 mod interactive_export;
 mod interactive_hangup;
 mod interactive_imports;

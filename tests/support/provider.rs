@@ -65,12 +65,27 @@ pub fn run(
         disable_thinking: false,
     };
     let mut events = Vec::new();
-    let info = stream_with(cfg, &req, cancel, opts, &mut |e| {
-        events.push(match e {
-            StreamEvent::Usage { usage, .. } => StreamEvent::Usage { usage, speed: 0 },
-            other => other,
-        })
+    // The arguments' progress deltas are counted apart: the tests compare the events that
+    // make the answer.
+    let mut arg_bytes = 0u64;
+    let info = stream_with(cfg, &req, cancel, opts, &mut |e| match e {
+        StreamEvent::Usage { usage, .. } => events.push(StreamEvent::Usage { usage, speed: 0 }),
+        StreamEvent::ToolInputDelta(n) => arg_bytes += n,
+        other => events.push(other),
     });
+    // Every byte of every tool call's arguments was announced as it streamed.
+    let args: usize = events
+        .iter()
+        .map(|e| match e {
+            StreamEvent::ToolCall { input_raw, .. } => input_raw.len(),
+            _ => 0,
+        })
+        .sum();
+    let retried = events.iter().any(|e| matches!(e, StreamEvent::Retry));
+    assert!(
+        retried || arg_bytes as usize == args,
+        "{arg_bytes} argument bytes announced, {args} received"
+    );
     (events, info)
 }
 

@@ -31,6 +31,8 @@ fn fixture(lang: &str) -> Fixture {
         platform: "Linux".into(),
         shell: "/bin/bash".into(),
         agent_home: root.join("agent-home/.bash-agent"),
+        date: "2026-01-02".into(),
+        git: String::new(),
     };
     Fixture {
         _tmp: tmp,
@@ -90,7 +92,7 @@ fn english_minimal() {
         ]
     );
     assert!(p.contains(
-        "<environment>\nlang: en_US\npwd: <TMP>/work\nhome: <TMP>/home\nplatform: Linux\nshell: /bin/bash\n</environment>\n"
+        "<environment>\nlang: en_US\npwd: <TMP>/work\nhome: <TMP>/home\nplatform: Linux\nshell: /bin/bash\ndate: 2026-01-02\n</environment>\n<rules>"
     ));
     assert!(p.contains(
         "**Files**: PLAN_DRAFT_FILE: <TMP>/projects/-work/s1/plan.draft | PLAN_FILE: <TMP>/projects/-work/s1/plan.md\n"
@@ -165,6 +167,18 @@ fn full_with_plan_summary_instructions_skills() {
         "<context-snapshot>\nTask focus: counting\nReflections: none\n</context-snapshot>\n<output-language>"
     ));
     check("prompt_full.txt", &p);
+}
+
+#[test]
+fn git_state_follows_the_environment() {
+    // The date and the git state are injected (the golden files stay fixed); a git state
+    // becomes its own section right after the environment.
+    let mut f = fixture("en_US");
+    f.env.git = "branch: main\nstatus:\n M src/a.rs".into();
+    let p = render(&f, &[], 0);
+    assert!(p.contains(
+        "date: 2026-01-02\n</environment>\n<git-status>\nbranch: main\nstatus:\n M src/a.rs\n</git-status>\n<rules>"
+    ), "{p}");
 }
 
 #[test]

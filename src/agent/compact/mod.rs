@@ -36,6 +36,17 @@ Progress: <what is done, what is in progress, what remains>
 Tool evidence: <key facts learned from tool results: files, paths, commands, outputs, errors>
 Reflections: <mistakes to avoid, decisions made, open questions>";
 
+/// The summary call's instruction: [`SUMMARY_INSTRUCTION`], then the person's own
+/// instructions (`/compact TEXT`) when there are any.
+pub fn summary_instruction(extra: &str) -> String {
+    match extra.trim() {
+        "" => SUMMARY_INSTRUCTION.to_string(),
+        extra => format!(
+            "{SUMMARY_INSTRUCTION}\nThe user gave these instructions for this summary; follow them within the five fields:\n{extra}"
+        ),
+    }
+}
+
 /// The trigger names (`auto`, `plan_confirm`, `plan_clear`, `manual`).
 fn is_plan_trigger(trigger: &str) -> bool {
     trigger == "plan_confirm" || trigger == "plan_clear"
@@ -145,6 +156,18 @@ pub(crate) fn surely_under_limit(
 /// as something can be dropped. `system` is the next call's prompt (the summary call reuses it
 /// so it shares its cache).
 pub fn compact(ctx: &AgentCtx, system: &str, trigger: &str, force: bool) -> CompactOutcome {
+    compact_with(ctx, system, trigger, force, "")
+}
+
+/// [`compact`] with the person's own instructions for the summary (`/compact TEXT`, as in
+/// Claude Code): added after the fixed instruction, which still fixes the five fields.
+pub fn compact_with(
+    ctx: &AgentCtx,
+    system: &str,
+    trigger: &str,
+    force: bool,
+    instructions: &str,
+) -> CompactOutcome {
     let s = &ctx.session;
     if !force && !is_plan_trigger(trigger) && surely_under(&s.conversation(), &s.stats(), ctx) {
         return CompactOutcome::NotNeeded;
@@ -167,7 +190,7 @@ pub fn compact(ctx: &AgentCtx, system: &str, trigger: &str, force: bool) -> Comp
     let cut = lines.len() - keep;
     let (head, tail) = lines.split_at(cut);
 
-    let summary = match summarize(ctx, system, head) {
+    let summary = match summarize(ctx, system, head, instructions) {
         Ok(sm) => sm,
         Err(e) => return fail(&e),
     };
@@ -217,7 +240,12 @@ fn joined(lines: &[String]) -> String {
 
 /// The summary call: the dropped lines plus our instruction, same system prompt
 /// and tools, thinking off. Returns the trimmed, non-empty summary text.
-fn summarize(ctx: &AgentCtx, system: &str, head: &[String]) -> Result<String, String> {
+fn summarize(
+    ctx: &AgentCtx,
+    system: &str,
+    head: &[String],
+    instructions: &str,
+) -> Result<String, String> {
     // Only well-formed lines go to the model (they are archived verbatim regardless).
     let valid: Vec<String> = head
         .iter()
@@ -231,7 +259,7 @@ fn summarize(ctx: &AgentCtx, system: &str, head: &[String]) -> Result<String, St
         .collect();
     let mut messages = crate::session::conversation::repair(valid);
     messages.push(crate::session::conversation::user_text_line(
-        SUMMARY_INSTRUCTION,
+        &summary_instruction(instructions),
     ));
     let req = Request {
         system,
@@ -266,6 +294,7 @@ fn summarize(ctx: &AgentCtx, system: &str, head: &[String]) -> Result<String, St
         | StreamEvent::ThinkingSignature(_)
         | StreamEvent::RedactedThinking(_)
         | StreamEvent::ServerBlock(_)
+        | StreamEvent::ToolInputDelta(_)
         | StreamEvent::ToolCall { .. } => {}
     });
     if let Some((u, speed)) = billed {

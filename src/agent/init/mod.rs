@@ -114,6 +114,7 @@ pub fn write_agents_md(
         | StreamEvent::ThinkingSignature(_)
         | StreamEvent::RedactedThinking(_)
         | StreamEvent::ServerBlock(_)
+        | StreamEvent::ToolInputDelta(_)
         | StreamEvent::ToolCall { .. } => {}
     });
     if cancel.is_cancelled() {

@@ -3,7 +3,9 @@
 //! Thirteen sections in a fixed order, each wrapped as `<tag>\n{content}\n</tag>` (or
 //! `<tag name="…">`) and followed by `\n`; empty sections are left out and the final
 //! newline is removed. The fixed prose lives in `prompt_text.rs`; everything here is the
-//! dynamic part. Building is cheap: no subprocess (uname is read once per process).
+//! dynamic part. Building is cheap: uname is read once per process, and the date and the git
+//! state (one `git status`, git.rs) are taken once, at the first prompt.
+pub mod git;
 pub mod imports;
 pub mod instructions;
 pub mod rules;
@@ -31,6 +33,11 @@ pub struct Env {
     pub shell: String,
     /// Folder of the global instruction file: `${BASH_AGENT_HOME:-$HOME}/.bash-agent`.
     pub agent_home: PathBuf,
+    /// Today's local date, `YYYY-MM-DD`, taken at the first prompt of the process ("": no
+    /// `date:` line).
+    pub date: String,
+    /// The `<git-status>` section ([`git::snapshot`]), "" outside a repository.
+    pub git: String,
 }
 
 impl Env {
@@ -49,6 +56,10 @@ impl Env {
             platform: platform().to_string(),
             shell: var("SHELL").unwrap_or_else(|| "unknown".into()),
             agent_home: crate::session::paths::agent_home(),
+            // Filled by `build` alone: the other users of the environment (instruction
+            // files at start-up) must not pay for a git run.
+            date: String::new(),
+            git: String::new(),
         }
     }
 
@@ -56,6 +67,22 @@ impl Env {
     pub fn chinese(&self) -> bool {
         self.lang.starts_with("zh")
     }
+}
+
+/// The local date at the first call of the process. Once per process, like the git state:
+/// the system prompt stays the same from call to call, so the prompt cache holds.
+fn today() -> &'static str {
+    static D: OnceLock<String> = OnceLock::new();
+    D.get_or_init(|| {
+        let t = crate::util::time::local(crate::util::time::now_secs());
+        format!("{:04}-{:02}-{:02}", t.year, t.mon, t.day)
+    })
+}
+
+/// [`git::snapshot`] of the first folder asked for in this process (one agent, one folder).
+fn git_state(cwd: &Path) -> &'static str {
+    static G: OnceLock<String> = OnceLock::new();
+    G.get_or_init(|| git::snapshot(cwd))
 }
 
 /// First non-empty of LC_ALL, LC_MESSAGES, LANG (else `en_US`), cut at the first `.`.
@@ -85,7 +112,10 @@ pub fn platform() -> &'static str {
 
 /// Build the system prompt from the real environment.
 pub fn build(session: &Session, cwd: &Path, skills: &[String], depth: u32) -> String {
-    build_with(session, skills, depth, &Env::current(cwd))
+    let mut env = Env::current(cwd);
+    env.date = today().to_string();
+    env.git = git_state(cwd).to_string();
+    build_with(session, skills, depth, &env)
 }
 
 /// Build the system prompt for a given environment.
@@ -114,7 +144,12 @@ pub fn build_with(session: &Session, skills: &[String], depth: u32, env: &Env) -
         env.platform,
         env.shell
     );
+    let environment = match env.date.as_str() {
+        "" => environment,
+        date => format!("{environment}\ndate: {date}"),
+    };
     section(&mut out, "environment", None, &environment);
+    section(&mut out, "git-status", None, &env.git);
     section(&mut out, "rules", None, txt::RULES);
     section(&mut out, "using-your-tools", None, txt::USING_TOOLS);
     let sub = if depth >= 1 {

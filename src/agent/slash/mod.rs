@@ -284,7 +284,10 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
         }
         "/bashes" => ctx.out.print(&bashes(ctx)),
         "/kill" => ctx.out.print(&match ctx.children.stop(&ctx.reported, arg) {
-            Ok(c) => format!("Stopped {} ({}).\n", c.id, c.label),
+            Ok(c) => {
+                ctx.children.stopped_by_user(&c.id);
+                format!("Stopped {} ({}).\n", c.id, c.label)
+            }
             Err(e) if arg.is_empty() => format!("{e} (usage: /kill N or /kill ID)\n"),
             Err(e) => format!("{e}\n"),
         }),
@@ -295,7 +298,7 @@ fn command(ctx: &AgentCtx, word: &str, arg: &str) -> Action {
         )),
         "/compact" => {
             ctx.cancel.reset();
-            let out = crate::agent::compact::compact(ctx, &ctx.prompt(), "manual", true);
+            let out = crate::agent::compact::compact_with(ctx, &ctx.prompt(), "manual", true, arg);
             use crate::agent::compact::CompactOutcome;
             match out {
                 CompactOutcome::Compacted { .. } => ctx.emit(Event::context_update("manual")),

@@ -22,7 +22,11 @@ pub const COMMANDS: &[Command] = &[
         "",
         "this session's permission mode and rules",
     ),
-    c("/compact", "", "summarise older context now"),
+    c(
+        "/compact",
+        "[TEXT]",
+        "summarise older context now (TEXT: what to keep)",
+    ),
     c("/mcp", "", "MCP servers: connected, tools, sign-in state"),
     c("/sessions", "", "sessions of this project"),
     c(

@@ -13,6 +13,7 @@ mod convert;
 mod decode;
 pub mod fetch;
 mod html;
+mod overflow;
 pub mod redirect;
 pub mod urlnorm;
 
@@ -78,7 +79,9 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
     let lim = limits_from_env();
     let check = ctx.web_hop_check(&url);
     match fetch_waiting(ctx, &url, lim, check) {
-        Ok((Fetched::Page(p), text)) => page_output(&p, &text, &prompt, max),
+        Ok((Fetched::Page(p), text)) => {
+            page_output(&p, &text, &prompt, max, &ctx.session().dir.join("webfetch"))
+        }
         Ok((Fetched::OtherHost { from, to, status }, _)) => ToolOutput::text(
             true,
             &format!(
@@ -205,7 +208,14 @@ fn is_text(ct: &str) -> bool {
         )
 }
 
-fn page_output(p: &fetch::Page, body: &str, prompt: &str, max: usize) -> ToolOutput {
+/// The result; a text over the cap is saved whole in `save_dir` for Read ([`overflow`]).
+fn page_output(
+    p: &fetch::Page,
+    body: &str,
+    prompt: &str,
+    max: usize,
+    save_dir: &std::path::Path,
+) -> ToolOutput {
     let mut head = format!(
         "URL: {}\nStatus: {}\nContent-Type: {}\n",
         p.url,
@@ -228,7 +238,10 @@ fn page_output(p: &fetch::Page, body: &str, prompt: &str, max: usize) -> ToolOut
             prompt.trim()
         ));
     }
-    ToolOutput::text(true, &format!("{head}\n{}", body.trim()), max)
+    match overflow::fit(save_dir, &head, body.trim(), max) {
+        Some(cut) => ToolOutput::text(true, &cut, max),
+        None => ToolOutput::text(true, &format!("{head}\n{}", body.trim()), max),
+    }
 }
 
 #[cfg(test)]
@@ -255,7 +268,8 @@ mod tests {
             truncated: true,
         };
         let text = page_text(&p, &html::Budget::default(), limits_from_env()).unwrap();
-        let out = page_output(&p, &text, "what is it?", 100_000);
+        let d = tempfile::tempdir().unwrap();
+        let out = page_output(&p, &text, "what is it?", 100_000, d.path());
         assert!(out.ok);
         assert!(out.conv.contains("# Title"), "{}", out.conv);
         assert!(out.conv.contains("Hello **you**"), "{}", out.conv);

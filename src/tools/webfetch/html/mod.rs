@@ -7,8 +7,9 @@
 //! attribute against all earlier ones: quadratic), and the tokens come one at a time, so the
 //! conversion looks at its time limit and the cancel flag as it goes. html5ever's entity and
 //! element-name tables were also a third of the binary's relocations at every start
-//! (docs/performance.md, "Start-up"); html5gum's is vendored without pointers.
+//! (docs/performance.md, "Start-up"); html5gum's is upstream's (vendor/README.md).
 mod budget;
+mod math;
 mod parse;
 mod render;
 mod spans;
@@ -27,5 +28,7 @@ pub fn to_markdown_within(html: &str, budget: &Budget) -> Option<String> {
     budget::document(&doc, budget)
 }
 
+#[cfg(test)]
+mod realworld_tests;
 #[cfg(test)]
 mod tests;

@@ -10,10 +10,11 @@ use super::budget::within_budget;
 use super::parse::{Element, Node};
 use super::spans::{code_span, image, link, longest_run, wrap};
 
-/// Elements whose content is not text for a reader.
-const SKIP: [&str; 12] = [
+/// Elements whose content is not text for a reader (`noembed` and `noframes` hold markup a
+/// browser never shows: their raw text leaked as HTML).
+const SKIP: [&str; 13] = [
     "script", "style", "noscript", "template", "svg", "iframe", "head", "canvas", "select",
-    "object", "math", "button",
+    "object", "button", "noembed", "noframes",
 ];
 
 /// Elements shown as blocks of their own (a blank line before and after).
@@ -196,10 +197,11 @@ pub fn children(el: &Element, out: &mut Out) {
 
 fn element(e: &Element, out: &mut Out) {
     let name = e.name.as_str();
-    if SKIP.contains(&name) || e.attr("hidden").is_some() {
+    if SKIP.contains(&name) || !shown(e) {
         return;
     }
     match name {
+        "math" => super::math::math(e, out),
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
             let t = inline_text(e);
             if !t.is_empty() {
@@ -265,6 +267,28 @@ fn element(e: &Element, out: &mut Out) {
     }
 }
 
+/// Whether a browser shows `e`: not `hidden`, and no `display: none` in its inline style.
+/// (Style sheets are not read: a class that hides is not known here.)
+fn shown(e: &Element) -> bool {
+    if e.attr("hidden").is_some() {
+        return false;
+    }
+    let Some(style) = e.attr("style") else {
+        return true;
+    };
+    !style.split(';').any(|decl| {
+        let Some((prop, value)) = decl.split_once(':') else {
+            return false;
+        };
+        prop.trim().eq_ignore_ascii_case("display")
+            && value
+                .trim()
+                .trim_end_matches("!important")
+                .trim()
+                .eq_ignore_ascii_case("none")
+    })
+}
+
 /// Run `f` one level deeper: every line it writes starts with `indent`, the first with
 /// `marker` instead when there is one.
 fn nested(out: &mut Out, indent: &str, marker: Option<String>, f: impl FnOnce(&mut Out)) {
@@ -305,6 +329,11 @@ fn code_block(e: &Element, out: &mut Out) {
     out.block(1);
     out.write(&fence);
     out.block(2);
+    // Links keep their targets: a fence shows no markup, so they follow the block.
+    let links = super::spans::pre_links(e);
+    if !links.is_empty() {
+        out.write_lines(&links);
+    }
 }
 
 /// The text under `e` as it stands (`<br>` as a line break), for `<pre>`.

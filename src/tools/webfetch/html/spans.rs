@@ -79,6 +79,11 @@ fn destination(href: &str) -> String {
 }
 
 pub(super) fn image(e: &Element, out: &mut Out) {
+    // A formula drawn as an image with its TeX as the alt text (Wikipedia shows these and
+    // hides its MathML): the TeX, as `<math>` gives it.
+    if let Some(tex) = super::math::image_tex(e) {
+        return out.write(&tex);
+    }
     let alt = e.attr("alt").unwrap_or("").trim().replace(['[', ']'], "");
     match e.attr("src").map(str::trim) {
         // Inline data is bytes for a browser, not for a reader.
@@ -86,5 +91,42 @@ pub(super) fn image(e: &Element, out: &mut Out) {
             out.write(&format!("![{alt}]({})", destination(src)));
         }
         _ => out.text(&alt),
+    }
+}
+
+/// The links inside a `<pre>` (whose fence shows text only) as `- [text](target)` lines, in
+/// order, each target once; links within the page (`#…`) and scripts left out.
+pub(super) fn pre_links(e: &Element) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut lines = Vec::new();
+    collect_links(e, &mut seen, &mut lines);
+    lines
+}
+
+fn collect_links(e: &Element, seen: &mut Vec<String>, lines: &mut Vec<String>) {
+    for c in &e.children {
+        let super::parse::Node::Element(x) = c else {
+            continue;
+        };
+        if x.name != "a" {
+            collect_links(x, seen, lines);
+            continue;
+        }
+        let href = x.attr("href").unwrap_or("").trim();
+        let text = inline_text(x);
+        if href.is_empty()
+            || href.starts_with('#')
+            || href.starts_with("javascript:")
+            || seen.iter().any(|s| s == href)
+        {
+            continue;
+        }
+        seen.push(href.to_string());
+        let text = if text.is_empty() { href } else { text.as_str() };
+        lines.push(format!(
+            "- [{}]({})",
+            text.replace(['[', ']'], ""),
+            destination(href)
+        ));
     }
 }

@@ -1,6 +1,6 @@
 //! Tables as GFM pipe tables: the first row is the header (markdown needs one), every row
-//! padded to the widest. A table used for page layout (one column, a table inside a cell,
-//! or text outside the cells) is not data: its parts are rendered as blocks, in order.
+//! padded to the widest. A table used for page layout (one column, one row, a table inside a
+//! cell, or text outside the cells) is not data: its parts are rendered as blocks, in order.
 use super::parse::{Element, Node};
 use super::render::{children, inline_text, Out};
 
@@ -16,7 +16,10 @@ pub fn table(e: &Element, out: &mut Out) {
         }
     }
     let width = rows.iter().map(|r| cells(r).len()).max().unwrap_or(0);
+    // One row is no data table (markdown would make it a header over nothing): it lays out
+    // a page, often the whole article in a cell, lists and all.
     let layout = width <= 1
+        || rows.len() <= 1
         || rows.iter().flat_map(|r| cells(r)).any(has_table)
         || stray_content(
             e,

@@ -93,8 +93,7 @@ fn non_content_is_dropped_and_entities_decoded() {
 
 #[test]
 fn every_kind_of_named_reference_decodes() {
-    // The vendored html5gum's entity table is written without pointers (vendor/README.md):
-    // the first entry, the last, a name without its semicolon (longest match first: `&notin;`
+    // html5gum's entity table (upstream's, restored in the vendored copy): the first entry, the last, a name without its semicolon (longest match first: `&notin;`
     // over `&not`), two-character values and references the table does not hold.
     assert_eq!(
         md("<p>&AElig;|&zwnj;|&notin;|&not x|&ngE;|&fjlig;|&copy2024|&nosuch;|&#x41;&#66;</p>"),
@@ -173,5 +172,60 @@ fn many_attributes_and_deep_lists_stay_cheap() {
         out.contains("ab") && !out.contains("var"),
         "{}",
         &out[out.len() - 50..]
+    );
+}
+
+#[test]
+fn math_reads_as_tex() {
+    assert_eq!(
+        md("<p>Area <math alttext=\"\\pi r^2\"><mi>π</mi><msup><mi>r</mi><mn>2</mn></msup></math> ok</p>"),
+        "Area $\\pi r^2$ ok"
+    );
+    // The TeX annotation wins over the alttext; Wikipedia's {\displaystyle …} is unwrapped.
+    assert_eq!(
+        md("<p>E <math alttext=\"x\"><semantics><mrow><mi>E</mi></mrow><annotation encoding=\"application/x-tex\">{\\displaystyle E=mc^2}</annotation></semantics></math>.</p>"),
+        "E $E=mc^2$."
+    );
+    assert_eq!(
+        md("<p>a</p><math display=\"block\" alttext=\"a+b\"><mi>a</mi></math><p>b</p>"),
+        "a\n\n$$a+b$$\n\nb"
+    );
+    // No TeX in the page: written from the MathML.
+    assert_eq!(
+        md("<p>so <math><mi>x</mi><mo>=</mo><mfrac><mrow><mo>-</mo><mi>b</mi></mrow><msqrt><msup><mi>b</mi><mn>2</mn></msup></msqrt></mfrac></math>.</p>"),
+        "so $x = \\frac{- b}{\\sqrt{b^{2}}}$."
+    );
+}
+
+#[test]
+fn noembed_and_hidden_content_is_dropped() {
+    assert_eq!(
+        md("<p>a</p><noembed><p>inner <b>x</b></p></noembed><noframes>f<b>r</b></noframes><p>b</p>"),
+        "a\n\nb"
+    );
+    assert_eq!(
+        md("<p>a</p><div style=\"display: none\">h1</div><p hidden>h2</p><span style='color:red; DISPLAY : NONE !important'>h3</span><span style=\"display:inline\">c</span>"),
+        "a\n\nc"
+    );
+}
+
+#[test]
+fn a_one_row_layout_table_is_its_content() {
+    assert_eq!(
+        md("<table><tr><td class=nav>menu</td><td><h1>T</h1><p>para</p><ul><li>one</li><li>two</li></ul></td></tr></table>"),
+        "menu\n\n# T\n\npara\n\n- one\n- two"
+    );
+    // Two rows of two cells are still data.
+    assert_eq!(
+        md("<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>"),
+        "| a | b |\n| --- | --- |\n| 1 | 2 |"
+    );
+}
+
+#[test]
+fn links_inside_pre_keep_their_targets() {
+    assert_eq!(
+        md("<pre>see <a href=\"http://x.y/z\">this</a> and <a href=\"#s1\">1</a>, <a href=\"http://x.y/z\">again</a></pre>"),
+        "```\nsee this and 1, again\n```\n\n- [this](http://x.y/z)"
     );
 }
