@@ -22,6 +22,7 @@ pub mod runtime;
 pub mod setup;
 pub mod slash;
 pub mod spinner;
+mod status_line;
 pub mod subagent;
 pub mod task_reporter;
 pub mod tool_call;

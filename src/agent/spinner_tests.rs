@@ -1,4 +1,5 @@
 use super::*;
+use crate::agent::status_line::TAIL_LINES;
 
 #[test]
 fn status_line_and_tool_tail() {
