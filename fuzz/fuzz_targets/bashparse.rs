@@ -17,7 +17,10 @@ fuzz_target!(|data: &[u8]| {
     let f = bash_agent::permission::bash_facts(&cmd, cwd, &cwd.join(".store"));
     let v = decide(PermMode::Default, &[], &f, Path::new("/nonexistent-home"));
     if !j.ok {
-        assert!(!matches!(v, Verdict::Allow), "unparsed and allowed: {cmd:?}");
+        assert!(
+            !matches!(v, Verdict::Allow),
+            "unparsed and allowed: {cmd:?}"
+        );
     }
     if let Verdict::Ask { suggest, .. } = v {
         let home = Path::new("/nonexistent-home");
