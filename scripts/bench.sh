@@ -66,6 +66,14 @@ SBX_COST=$(printf '%s\n' "$SBX_OUT" | grep -m1 'cost per command' | grep -oE '[-
 SBX_PREP=$(printf '%s\n' "$SBX_OUT" | grep -m1 'prepare' | grep -oE '[0-9.]+ us' | grep -oE '[0-9.]+' || true)
 SBX_ABI=$(printf '%s\n' "$SBX_OUT" | grep -m1 'landlock abi' | grep -oE '[0-9]+$' || true)
 
+# The approval judgement of a Bash call (tree-sitter parse + read-only list + rules).
+BP_OUT=""
+[[ $QUICK == 1 ]] || log "cargo bench --bench bashparse"
+[[ $QUICK == 1 ]] || BP_OUT=$(cargo bench --quiet --bench bashparse 2>/dev/null || true)
+BP_MEAN=$(printf '%s\n' "$BP_OUT" | grep -m1 '^corpus:' | grep -oE 'mean [0-9.]+' | awk '{ printf "%.3f", $2 / 1000 }' || true)
+BP_WORST=$(printf '%s\n' "$BP_OUT" | grep -m1 '^corpus:' | grep -oE 'slowest [0-9.]+' | awk '{ printf "%.3f", $2 / 1000 }' || true)
+BP_LONG=$(printf '%s\n' "$BP_OUT" | grep -m1 '^long command' | grep -oE '[0-9.]+ us/call' | awk '{ printf "%.3f", $1 / 1000 }' || true)
+
 HAVE_HF=0
 try_install hyperfine hyperfine && HAVE_HF=1
 try_install strace strace || true
@@ -415,6 +423,8 @@ TOOL=$([[ $HAVE_HF == 1 ]] && hyperfine --version || echo "timing loop (date +%s
     echo "| Peak RSS of a one-shot run (median of 5) | $(fmt "$RSS_MB") MB | < 15 MB | $(verdict "$RSS_MB" "<" 15) |"
     echo "| **Sandbox cost per command** (\`cargo bench --bench sandbox\`: confined − unconfined spawn of /bin/true) | $(fmt "$SBX_COST") ms | < 1 ms | $(verdict "$SBX_COST" "<" 1) |"
     echo "| Sandbox: ruleset + environment built in the parent | $(fmt "$SBX_PREP") µs | | |"
+    echo "| **Bash approval judgement per call** (\`cargo bench --bench bashparse\`: parse + read-only list + rules, corpus mean / slowest) | $(fmt "$BP_MEAN") / $(fmt "$BP_WORST") ms | < 1 ms | $(verdict "$BP_WORST" "<" 1) |"
+    echo "| Bash approval judgement of a 3 KB command with 40 loops | $(fmt "$BP_LONG") ms | | |"
     echo "| \`bash-agent tool Bash true\`: --sandbox off / workspace-write (difference) | $(fmt "$T_BASH_OFF") / $(fmt "$T_BASH_ON") ms ($(fmt "$T_BASH_SBX")) | | |"
     echo "| Processes forked per turn without tools | $(fmt "$FORKS") | 0 | $(verdict "$FORKS" "=" 0) |"
     echo "| fsync/fdatasync calls in that one-shot run | $(fmt "$SYNCS") | | |"
