@@ -145,12 +145,14 @@ fn shell_parts(ctx: &AgentCtx, cmd: &CustomCommand, body: &str) -> Result<String
             continue;
         }
         let input = serde_json::json!({ "command": command });
-        crate::agent::tool_call::permission_check(ctx, "Bash", &input).map_err(|why| {
-            format!(
-                "{}: !`{command}` was not run: {why}; nothing was sent",
-                cmd.name
-            )
-        })?;
+        // A PermissionRequest hook may rewrite the call: what runs is what the gate passed.
+        let input =
+            crate::agent::tool_call::permission_check(ctx, "Bash", &input).map_err(|why| {
+                format!(
+                    "{}: !`{command}` was not run: {why}; nothing was sent",
+                    cmd.name
+                )
+            })?;
         ctx.cancel.reset();
         ctx.running.store(true, std::sync::atomic::Ordering::SeqCst);
         let res = crate::tools::run(ctx, "custom_command", "Bash", &input);
