@@ -86,6 +86,6 @@ mod tests {
             "Read(//home/u/notes/**)"
         );
         let odd = Path::new("/w/a[1]/.claude/settings.local.json");
-        assert_eq!(from_file("Edit(/x)", odd), "Edit(//w/a\\[1\\]/x)");
+        assert_eq!(from_file("Edit(/x)", odd), "Edit(//w/a[[]1[]]/x)");
     }
 }
