@@ -58,6 +58,9 @@ pub fn spawn(
     )
 }
 
+/// Given the helper's reserved session id and the task, the task to send.
+pub type Prepare<'a> = &'a dyn Fn(&str, &str) -> String;
+
 /// What a sub-agent is asked to do: the SubAgent tool's input.
 #[derive(Clone, Copy)]
 pub struct Task<'a> {
@@ -67,7 +70,7 @@ pub struct Task<'a> {
     pub fork: bool,
     /// Given the helper's session id once it is reserved, the task to send (the
     /// SubagentStart hooks run there and may add context).
-    pub prepare: Option<&'a dyn Fn(&str, &str) -> String>,
+    pub prepare: Option<Prepare<'a>>,
 }
 
 /// [`spawn`] with an explicit executable (tests use a stand-in).
