@@ -86,6 +86,10 @@ pub fn restart(ctx: &AgentCtx) -> anyhow::Error {
             crate::ui::handoff::encode(&keys),
         );
     }
+    if matches!(r, Restart::Fresh) {
+        // The new run's SessionStart says `clear`, as Claude Code's does after /clear.
+        c.env(crate::agent::hook_events::CLEARED_ENV, "1");
+    }
     let e = c.exec();
     anyhow::anyhow!("cannot restart: {e}")
 }

@@ -226,10 +226,16 @@ impl ToolHost for AgentCtx {
             let all = crate::agent::custom::agents::load_here(&self.cwd);
             Some(all.find(agent).cloned().ok_or_else(|| all.unknown(agent))?)
         };
+        // SubagentStart names the helper by the id its SubagentStop will carry.
+        let kind = def.as_ref().map_or("general-purpose", |d| d.name.as_str());
+        let start = |sid: &str, task: &str| {
+            crate::agent::hook_events::subagent_start(self, sid, kind, task)
+        };
         let task = crate::agent::subagent::Task {
             prompt,
             description,
             fork,
+            prepare: Some(&start),
         };
         let started = crate::agent::subagent::spawn(self, task, def.as_ref())?;
         self.children

@@ -4,8 +4,7 @@
 //! nothing configured every function here returns at its first line. The hook events
 //! themselves are in [`super::hook_events`].
 pub use super::hook_events::{
-    notification, post_tool, pre_compact, pre_tool, session_start, stop, subagent_start,
-    user_prompt, PreTool,
+    notification, post_tool, pre_compact, pre_tool, session_start, stop, user_prompt, PreTool,
 };
 use crate::agent::context::AgentCtx;
 use crate::hooks::Hooks;

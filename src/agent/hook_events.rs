@@ -112,10 +112,17 @@ pub fn pre_tool(ctx: &AgentCtx, name: &str, id: &str, input: &Value) -> PreTool 
     }
 }
 
-/// PermissionRequest, where the gate would ask: Some(Ok) allows, Some(Err) refuses, None
-/// leaves the question to the person (or the headless refusal). A question about to be put
-/// is a `permission_prompt` Notification, as in Claude Code.
-pub fn permission_request(ctx: &AgentCtx, name: &str, input: &Value) -> Option<Result<(), String>> {
+/// PermissionRequest, where the gate would ask: Some(Ok(None)) allows, Some(Ok(Some(input)))
+/// allows with the hook's `updatedInput` (our field names; the gate checks it again),
+/// Some(Err) refuses, None leaves the question to the person (or the headless refusal).
+/// An allow's `updatedPermissions` apply for the rest of the session
+/// ([`super::hook_permissions`]). A question about to be put is a `permission_prompt`
+/// Notification, as in Claude Code.
+pub fn permission_request(
+    ctx: &AgentCtx,
+    name: &str,
+    input: &Value,
+) -> Option<Result<Option<Value>, String>> {
     let subjects = names::subjects(name);
     let answer = run(
         ctx,
@@ -128,9 +135,14 @@ pub fn permission_request(ctx: &AgentCtx, name: &str, input: &Value) -> Option<R
     )
     .and_then(|o| match o.block {
         Some(b) => Some(Err(format!("a PermissionRequest hook refused: {b}"))),
-        // An allow with an `updatedInput` is not taken: the input the gate checked is the
-        // one that runs (docs/hooks.md).
-        None => (o.permission == Some(Permission::Allow)).then_some(Ok(())),
+        None if o.permission == Some(Permission::Allow) => {
+            super::hook_permissions::apply(ctx, &o.updated_permissions);
+            Some(Ok(o
+                .updated_input
+                .map(|u| names::from_cc(name, input, &u))
+                .filter(|u| u != input)))
+        }
+        None => None,
     });
     if answer.is_none() && ctx.permission.interactive() {
         notify(
@@ -142,32 +154,26 @@ pub fn permission_request(ctx: &AgentCtx, name: &str, input: &Value) -> Option<R
     answer
 }
 
-/// SubagentStart, before the SubAgent tool starts its helper: a hook's
-/// `additionalContext` goes into the helper's task.
-pub fn subagent_start(ctx: &AgentCtx, id: &str, input: &mut Value) {
-    let kind = input
-        .get("subagent_type")
-        .and_then(Value::as_str)
-        .unwrap_or("general-purpose")
-        .to_string();
+/// SubagentStart, once the helper's id is known and before it starts: Claude Code's
+/// `agent_id` (the helper's session id, the one its SubagentStop names) and `agent_type`
+/// (the custom agent, else `general-purpose`; the matcher's subject). Returns the task to
+/// send: a hook's `additionalContext` goes into it.
+pub fn subagent_start(ctx: &AgentCtx, id: &str, kind: &str, task: &str) -> String {
     let Some(o) = run(
         ctx,
         HookEvent::SubagentStart,
-        &[kind.as_str()],
+        &[kind],
         &[("agent_id", json!(id)), ("agent_type", json!(kind))],
     ) else {
-        return;
+        return task.to_string();
     };
     if o.context.is_empty() {
-        return;
+        return task.to_string();
     }
-    if let Some(p) = input.get_mut("prompt") {
-        let task = p.as_str().unwrap_or_default();
-        *p = json!(format!(
-            "{task}\n\n<hook-context>\n{}\n</hook-context>",
-            o.context.join("\n")
-        ));
-    }
+    format!(
+        "{task}\n\n<hook-context>\n{}\n</hook-context>",
+        o.context.join("\n")
+    )
 }
 
 /// PostToolUse (PostToolUseFailure for a failed call): text appended to the result the
@@ -215,10 +221,24 @@ pub fn stop(ctx: &AgentCtx, active: bool) -> Option<String> {
         ctx.ext.stop_continues.store(0, Ordering::SeqCst);
     }
     let mut f = vec![("stop_hook_active", json!(active))];
+    // A helper's hooks carry `agent_id`/`agent_type` already (Hooks::as_subagent); its
+    // own conversation is `agent_transcript_path`, and its type the matcher's subject.
+    let kind = ctx
+        .ext
+        .hooks
+        .as_ref()
+        .and_then(|h| h.extra.get("agent_type"))
+        .and_then(Value::as_str)
+        .unwrap_or("general-purpose")
+        .to_string();
+    let subjects: Vec<&str> = if ctx.depth > 0 { vec![&kind] } else { vec![] };
     if ctx.depth > 0 {
-        f.push(("agent_id", json!(ctx.session.id)));
+        f.push((
+            "agent_transcript_path",
+            json!(ctx.session.conversation().display().to_string()),
+        ));
     }
-    let o = run(ctx, ev, &[], &f)?;
+    let o = run(ctx, ev, &subjects, &f)?;
     if o.stop.is_some() {
         return None;
     }
@@ -233,16 +253,80 @@ pub fn stop(ctx: &AgentCtx, active: bool) -> Option<String> {
     Some(why)
 }
 
-/// SessionStart (`startup` or `resume`): its output becomes context of the next prompt.
+/// SessionStart (`startup`, `resume`, `clear`): its output (plain stdout,
+/// `additionalContext`) becomes context of the next prompt, as Claude Code adds it before
+/// the first message.
 pub fn session_start(ctx: &AgentCtx, source: &str) {
-    if let Some(o) = run(
+    let c = session_context(ctx, source);
+    lock(&ctx.ext.pending_context).extend(c);
+}
+
+/// SessionStart with `source` (`compact` after a compaction): the context its hooks gave.
+pub fn session_context(ctx: &AgentCtx, source: &str) -> Vec<String> {
+    run(
         ctx,
         HookEvent::SessionStart,
         &[source],
         &[("source", json!(source))],
-    ) {
-        lock(&ctx.ext.pending_context).extend(o.context);
+    )
+    .map(|o| o.context)
+    .unwrap_or_default()
+}
+
+/// Set by a `/clear` (`/new`) restart for the run it starts, whose SessionStart `source`
+/// is then `clear`; read and removed at start, before any thread or child exists.
+pub const CLEARED_ENV: &str = "BASH_AGENT_CLEARED";
+
+static CLEARED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Take [`CLEARED_ENV`] out of the environment (called once at the start of the run).
+pub fn take_cleared_from_env() {
+    if std::env::var_os(CLEARED_ENV).is_some() {
+        std::env::remove_var(CLEARED_ENV);
+        CLEARED.store(true, std::sync::atomic::Ordering::SeqCst);
     }
+}
+
+/// SessionStart's `source` for the session this run opened: `resume` (`--continue`,
+/// `--session` of an existing one, `/resume`), `clear` (the fresh session of `/clear` or
+/// `/new`), else `startup`.
+pub fn start_source(is_new: bool) -> &'static str {
+    match (is_new, CLEARED.load(std::sync::atomic::Ordering::SeqCst)) {
+        (false, _) => "resume",
+        (true, true) => "clear",
+        (true, false) => "startup",
+    }
+}
+
+/// SessionEnd's `reason`: `clear` when `/clear` or `/new` ends the session, else
+/// `prompt_input_exit` interactive and `other` elsewhere (Claude Code's words).
+pub fn end_reason(ctx: &AgentCtx, interactive: bool) -> &'static str {
+    use crate::agent::slash::Restart;
+    match ctx.slash.restart() {
+        Some(Restart::Fresh) => "clear",
+        _ if interactive => "prompt_input_exit",
+        _ => "other",
+    }
+}
+
+/// A sub-agent's hooks (`--sub-agent-notify` names the parent's FIFO, in the parent's
+/// session folder): the parent's session and transcript, this helper's id and type.
+pub fn as_subagent(h: &mut crate::hooks::Hooks, notify: &str, agent: Option<&str>, id: &str) {
+    let Some(parent) = std::path::Path::new(notify).parent() else {
+        return;
+    };
+    let parent_id = parent
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let transcript =
+        crate::session::Session::new(parent.parent().unwrap_or(parent), &parent_id).conversation();
+    h.as_subagent(
+        &parent_id,
+        transcript,
+        id,
+        agent.unwrap_or("general-purpose"),
+    );
 }
 
 /// SessionEnd.
@@ -256,8 +340,9 @@ pub fn session_end(ctx: &AgentCtx, reason: &str) {
 }
 
 /// PreCompact (`manual` or `auto`; the plan triggers count as auto), with the text of a
-/// `/compact TEXT` as `custom_instructions`.
-pub fn pre_compact(ctx: &AgentCtx, trigger: &str) {
+/// `/compact TEXT` as `custom_instructions`. Some(reason) when a hook blocks the
+/// compaction (exit 2 or `decision: "block"`, as in Claude Code).
+pub fn pre_compact(ctx: &AgentCtx, trigger: &str, instructions: &str) -> Option<String> {
     let t = if trigger == "manual" {
         "manual"
     } else {
@@ -267,8 +352,12 @@ pub fn pre_compact(ctx: &AgentCtx, trigger: &str) {
         ctx,
         HookEvent::PreCompact,
         &[t],
-        &[("trigger", json!(t)), ("custom_instructions", json!(""))],
-    );
+        &[
+            ("trigger", json!(t)),
+            ("custom_instructions", json!(instructions)),
+        ],
+    )?
+    .block
 }
 
 /// PostCompact, with the summary that replaced the older messages.

@@ -12,6 +12,7 @@ pub mod extensions;
 pub mod fallback;
 pub mod headless;
 pub mod hook_events;
+mod hook_permissions;
 pub mod init;
 pub mod inject;
 pub mod output;

@@ -58,13 +58,19 @@ pub fn spawn(
     )
 }
 
+/// Given the helper's reserved session id and the task, the task to send.
+pub type Prepare<'a> = &'a dyn Fn(&str, &str) -> String;
+
 /// What a sub-agent is asked to do: the SubAgent tool's input.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Task<'a> {
     pub prompt: &'a str,
     pub description: &'a str,
     /// Start from a copy of the parent's conversation.
     pub fork: bool,
+    /// Given the helper's session id once it is reserved, the task to send (the
+    /// SubagentStart hooks run there and may add context).
+    pub prepare: Option<Prepare<'a>>,
 }
 
 /// [`spawn`] with an explicit executable (tests use a stand-in).
@@ -81,6 +87,7 @@ pub fn spawn_exe(
         prompt,
         description,
         fork,
+        prepare,
     } = task;
     if prompt.trim().is_empty() {
         return Err("no prompt provided for sub-agent".into());
@@ -89,6 +96,8 @@ pub fn spawn_exe(
     let sid =
         reserve_id(&project).map_err(|e| format!("cannot create the sub-agent session: {e}"))?;
     let child = Session::new(&project, &sid);
+    let prepared = prepare.map(|f| f(&sid, prompt));
+    let prompt = prepared.as_deref().unwrap_or(prompt);
     if fork {
         // The snapshot is taken now, in the parent, before the child exists: what the
         // parent writes after this call (the call's own line, the next reply) never

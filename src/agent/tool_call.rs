@@ -49,7 +49,7 @@ pub fn run(
                 PreTool::Run {
                     input: run_input,
                     decision,
-                } => permission_check_with(ctx, &name, &run_input, decision).map(|()| run_input),
+                } => permission_check_with(ctx, &name, &run_input, decision),
             }
         }) {
             Err(refusal) => tools::ToolOutput {
@@ -58,10 +58,7 @@ pub fn run(
                 display: format!("Error: {refusal}"),
                 checklist: None,
             },
-            Ok(mut run_input) => {
-                if name == "SubAgent" {
-                    crate::agent::extensions::subagent_start(ctx, &id, &mut run_input);
-                }
+            Ok(run_input) => {
                 let out = match crate::agent::extensions::mcp_call(ctx, &name, &run_input) {
                     Some((o, s)) => {
                         structured = s;
@@ -117,19 +114,51 @@ pub fn run(
     )
 }
 
-/// The permission gate, before the tool runs: a question goes through the line editor; the
-/// decision is logged as a `permission` event line (kept off the stream-json echo).
-pub fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<(), String> {
+/// The permission gate, before the tool runs: Ok(the input to run). A question goes through
+/// the line editor; the decision is logged as a `permission` event line (kept off the
+/// stream-json echo).
+pub fn permission_check(ctx: &AgentCtx, name: &str, input: &Value) -> Result<Value, String> {
     permission_check_with(ctx, name, input, None)
 }
 
-/// [`permission_check`] with what the PreToolUse hooks said of the call.
+/// [`permission_check`] with what the PreToolUse hooks said of the call. A
+/// PermissionRequest hook's allow with an `updatedInput` is checked again as rewritten
+/// (as PreToolUse's is), so a deny rule still holds for the new input; a second rewrite of
+/// that input is refused rather than followed.
 pub fn permission_check_with(
     ctx: &AgentCtx,
     name: &str,
     input: &Value,
     hook: Option<crate::hooks::Permission>,
-) -> Result<(), String> {
+) -> Result<Value, String> {
+    let Some(rewritten) = gate_once(ctx, name, input, hook)? else {
+        return Ok(input.clone());
+    };
+    match gate_once(ctx, name, &rewritten, None)? {
+        None => Ok(rewritten),
+        Some(_) => Err(format!(
+            "a PermissionRequest hook rewrote the {name} call again after its first rewrite; refused"
+        )),
+    }
+}
+
+/// One pass of the gate: Ok(Some(input)) when a PermissionRequest hook allowed with a
+/// rewritten input (to be checked again), Ok(None) when `input` may run as it is.
+fn gate_once(
+    ctx: &AgentCtx,
+    name: &str,
+    input: &Value,
+    hook: Option<crate::hooks::Permission>,
+) -> Result<Option<Value>, String> {
+    let rewritten = std::cell::RefCell::new(None);
+    let on_ask = |_why: &str| {
+        let a = crate::agent::hook_events::permission_request(ctx, name, input)?;
+        Some(a.map(|u| {
+            if let Some(u) = u {
+                *rewritten.borrow_mut() = Some(u);
+            }
+        }))
+    };
     let draft = ctx.session.plan_draft();
     let root = crate::session::paths::projects_root();
     let print = |t: &str| ctx.out.print(t);
@@ -150,7 +179,8 @@ pub fn permission_check_with(
             // A deny was a refusal before the gate.
             crate::hooks::Permission::Deny => None,
         }),
-        on_ask: &|_why| crate::agent::hook_events::permission_request(ctx, name, input),
+        on_ask: &on_ask,
     };
-    ctx.permission.check(&env, name, input)
+    ctx.permission.check(&env, name, input)?;
+    Ok(rewritten.into_inner())
 }

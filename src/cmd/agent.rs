@@ -135,6 +135,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
     let (mode, first) = pick_mode(cli)?;
     let mut o = sub_api_key(&cli.opts);
     crate::ui::handoff::take_from_env();
+    crate::agent::hook_events::take_cleared_from_env();
     if picked.is_some() {
         o.session = picked;
     }
@@ -345,10 +346,13 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
         crate::agent::custom::apply_agent(&ctx, name).map_err(Error::Runtime)?;
     }
     // Extensions: MCP servers and hooks of this project; SessionStart/SessionEnd around the loop.
-    let ext = crate::agent::extensions::Extensions::load(&ctx, &|w| ctx.out.warn(w));
+    let mut ext = crate::agent::extensions::Extensions::load(&ctx, &|w| ctx.out.warn(w));
+    if let (Some(h), Some(n)) = (ext.hooks.as_mut(), &o.sub_agent_notify) {
+        crate::agent::hook_events::as_subagent(h, n, o.agent.as_deref(), &session.id);
+    }
     ctx.ext = ext;
     if mode != Mode::SubAgent {
-        let source = if opened.is_new { "startup" } else { "resume" };
+        let source = crate::agent::hook_events::start_source(opened.is_new);
         crate::agent::extensions::session_start(&ctx, source);
     }
     let code = main_loop(&ctx, &input, first, &signals, editor.as_ref());
@@ -356,11 +360,7 @@ fn run_agent(cli: &Cli, headless: Option<&Arc<Headless>>) -> Result {
         // A signal ended the run: its sub-agents and background tasks end with it.
         ctx.children.end_all(&session, &events, &ctx.reported);
     }
-    let end_reason = if mode == Mode::Interactive {
-        "prompt_input_exit"
-    } else {
-        "other"
-    };
+    let end_reason = crate::agent::hook_events::end_reason(&ctx, mode == Mode::Interactive);
     crate::agent::extensions::session_end(&ctx, end_reason);
     if let Some(ed) = editor {
         ed.join();

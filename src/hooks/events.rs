@@ -126,8 +126,9 @@ impl HookEvent {
         })
     }
 
-    /// Exit code 2 blocks (with stderr as the reason) only where Claude Code's does; on the
-    /// other events stderr is shown to the user and nothing is stopped.
+    /// Exit code 2 blocks (with stderr as the reason) only where Claude Code's does (its
+    /// hooks reference; PreCompact's block stops the compaction); on the other events
+    /// stderr is shown to the user and nothing is stopped.
     pub fn exit2_blocks(self) -> bool {
         matches!(
             self,
@@ -138,6 +139,7 @@ impl HookEvent {
                 | UserPromptSubmit
                 | Stop
                 | SubagentStop
+                | PreCompact
         )
     }
 

@@ -87,6 +87,9 @@ pub struct Outcome {
     /// PreToolUse `updatedInput` / PermissionRequest `decision.updatedInput` (Claude Code's
     /// field names; names::from_cc translates).
     pub updated_input: Option<Value>,
+    /// PermissionRequest `decision.updatedPermissions` (Claude Code's permission updates:
+    /// `addRules`, `setMode`, ...), applied by the caller.
+    pub updated_permissions: Vec<Value>,
 }
 
 /// The hooks of a run and what every hook input carries.
@@ -97,6 +100,9 @@ pub struct Hooks {
     pub cwd: PathBuf,
     /// The run's interrupt: Ctrl-C ends the hooks running then.
     pub cancel: crate::util::cancel::Cancel,
+    /// Fields every input of this run carries besides the common ones: in a sub-agent,
+    /// Claude Code's `agent_id` and `agent_type` ([`Hooks::as_subagent`]).
+    pub extra: Map<String, Value>,
 }
 
 impl Hooks {
@@ -118,9 +124,27 @@ impl Hooks {
                 transcript_path: transcript,
                 cwd: cwd.to_path_buf(),
                 cancel: Default::default(),
+                extra: Map::new(),
             }),
             warnings,
         )
+    }
+
+    /// The hooks of a sub-agent speak as Claude Code's do inside one: the session and
+    /// transcript are the parent's (the session the user started), and every input names
+    /// the helper (`agent_id`: its session id, `agent_type`: the custom agent or
+    /// `general-purpose`).
+    pub fn as_subagent(
+        &mut self,
+        parent_id: &str,
+        parent_transcript: PathBuf,
+        id: &str,
+        kind: &str,
+    ) {
+        self.session_id = parent_id.to_string();
+        self.transcript_path = parent_transcript;
+        self.extra.insert("agent_id".into(), Value::from(id));
+        self.extra.insert("agent_type".into(), Value::from(kind));
     }
 
     /// True when some hook listens to `ev`.
@@ -148,6 +172,7 @@ impl Hooks {
         );
         input.insert("cwd".into(), Value::String(self.cwd.display().to_string()));
         input.insert("hook_event_name".into(), Value::String(ev.name().into()));
+        input.extend(self.extra.clone());
         input.extend(fields);
         let stdin = Value::Object(input).to_string();
         let results = run::run_all(&cmds, &stdin, &self.cwd, &self.cancel);

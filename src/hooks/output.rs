@@ -176,6 +176,9 @@ fn json_output(ev: HookEvent, j: &Value, out: &mut Outcome) {
                     if let Some(u) = d.get("updatedInput").filter(|u| u.is_object()) {
                         out.updated_input = Some(u.clone());
                     }
+                    if let Some(Value::Array(p)) = d.get("updatedPermissions") {
+                        out.updated_permissions.extend(p.iter().cloned());
+                    }
                 }
                 Some("deny") => {
                     decide(out, Permission::Deny, None);

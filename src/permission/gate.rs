@@ -259,7 +259,7 @@ impl Gate {
                         Ok(())
                     }
                     Some(Answer::Always(to)) => {
-                        self.add_rules(env.cwd, &proposed);
+                        let _ = self.add_rules(RuleKind::Allow, env.cwd, &proposed);
                         log(
                             env,
                             &label,
@@ -290,21 +290,17 @@ impl Gate {
         }
     }
 
-    /// Add allow rules for the rest of the run, each once.
-    fn add_rules(&self, cwd: &Path, texts: &[String]) {
+    /// Add rules of `kind` for the rest of the run, each once (an "always" answer; a
+    /// PermissionRequest hook's `updatedPermissions`). Err names a rule that does not parse.
+    pub fn add_rules(&self, kind: RuleKind, cwd: &Path, texts: &[String]) -> Result<(), String> {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         for t in texts {
-            let have = st
-                .rules
-                .iter()
-                .any(|r| r.kind == RuleKind::Allow && r.text == *t);
-            if have {
+            if st.rules.iter().any(|r| r.kind == kind && r.text == *t) {
                 continue;
             }
-            if let Ok(r) = Rule::parse(RuleKind::Allow, t, cwd) {
-                st.rules.push(r);
-            }
+            st.rules.push(Rule::parse(kind, t, cwd)?);
         }
+        Ok(())
     }
 
     /// After a call ran: a confirmed plan ends plan mode (interactive runs go on in

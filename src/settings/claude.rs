@@ -51,26 +51,6 @@ pub fn files(cwd: &Path) -> [(Source, PathBuf); 3] {
 /// The Claude Code keys this module applies; hooks are read by `hooks::config`.
 const USED: &[&str] = &["permissions", "env", "hooks", "$schema"];
 
-/// Claude Code's tool names in rules, as ours: its Task/Agent is our SubAgent, MultiEdit and
-/// NotebookEdit edit files (an Edit rule covers them), LS lists a folder (a Read rule covers
-/// Glob and Grep), KillBash is KillShell.
-pub fn our_tool(name: &str) -> &str {
-    match name {
-        "Task" | "Agent" => "SubAgent",
-        "MultiEdit" | "NotebookEdit" => "Edit",
-        "LS" => "Read",
-        "KillBash" => "KillShell",
-        other => other,
-    }
-}
-
-/// A rule text with its tool named as ours (`Task(x)` → `SubAgent(x)`).
-pub fn translate_rule(text: &str) -> String {
-    let t = text.trim();
-    let end = t.find('(').unwrap_or(t.len());
-    format!("{}{}", our_tool(&t[..end]), &t[end..])
-}
-
 /// A rule kind as the settings key that holds it (`allow`, `ask`, `deny`).
 pub fn kind_name(k: RuleKind) -> &'static str {
     match k {
@@ -241,7 +221,7 @@ pub fn load(cwd: &Path, trusted: bool, lower_mode: Option<&str>) -> Loaded {
                     ));
                     continue;
                 };
-                let ours = translate_rule(text);
+                let ours = super::claude_rules::from_file(text, &path);
                 match Rule::parse(kind, &ours, Path::new("/")) {
                     Ok(_) => out.claude.rules.push((kind, ours, path.clone())),
                     Err(e) => out
@@ -373,18 +353,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn claude_codes_names_and_modes_map_to_ours() {
-        for (cc, ours) in [
-            ("Task(review)", "SubAgent(review)"),
-            ("Agent", "SubAgent"),
-            ("MultiEdit(src/**)", "Edit(src/**)"),
-            ("LS", "Read"),
-            ("KillBash", "KillShell"),
-            ("Bash(git diff:*)", "Bash(git diff:*)"),
-            ("mcp__sentry__search_docs", "mcp__sentry__search_docs"),
-        ] {
-            assert_eq!(translate_rule(cc), ours);
-        }
+    fn claude_codes_modes_map_to_ours() {
         assert_eq!(our_mode("acceptEdits"), Some("accept-edits"));
         assert_eq!(our_mode("bypassPermissions"), Some("bypass"));
         assert_eq!(our_mode("dontAsk"), Some("default"));

@@ -5,6 +5,7 @@
 //! the files into the flags a run did not give, so `config::resolve` keeps its one
 //! resolution path; [`report`] says where each effective value came from.
 pub mod claude;
+pub mod claude_rules;
 pub mod load;
 pub mod merge;
 pub mod trust;

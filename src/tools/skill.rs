@@ -1,6 +1,7 @@
 //! Skill (docs/tools-and-policy.md): load `<root>/<name>/SKILL.md` from `$PWD/.claude/skills`,
 //! `$PWD/skills`, `$HOME/.claude/skills` (the same lookup as the prompt's skill index,
-//! `tools::skills`) with `${BASH_AGENT_SKILL_DIR}` replaced by the skill's folder.
+//! `tools::skills`) with `${BASH_AGENT_SKILL_DIR}` replaced by the skill's folder and `${CLAUDE_SESSION_ID}`
+//! by the session's id.
 use super::common::arg;
 use super::{ToolHost, ToolOutput};
 use serde_json::Value;
@@ -25,7 +26,10 @@ pub fn run(ctx: &dyn ToolHost, input: &Value) -> ToolOutput {
             &format!(
                 "Skill: {name}\nBase directory: {}\n\n{}",
                 s.dir.display(),
+                // As Claude Code does in a skill's text.
                 s.content
+                    .replace("${CLAUDE_SESSION_ID}", &ctx.session().id)
+                    .replace("${BASH_AGENT_SESSION_ID}", &ctx.session().id)
             ),
             max,
         ),

@@ -9,6 +9,7 @@ mod approvals;
 mod background_tools;
 mod claude_code_compat;
 mod claude_hooks;
+mod claude_hooks_gaps;
 mod claude_settings;
 mod cli_extras;
 mod cli_launch;

@@ -174,6 +174,7 @@ fn killed_sub_agent_is_reported_failed() {
             prompt: "-do it",
             description: "desc",
             fork: true,
+            prepare: None,
         },
         p.notify_fifo(),
     )
@@ -244,6 +245,7 @@ fn reporting_sub_agent_is_not_reported_twice() {
             prompt: "go",
             description: "d",
             fork: false,
+            prepare: None,
         },
         p.notify_fifo(),
     )

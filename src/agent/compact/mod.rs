@@ -185,8 +185,11 @@ pub fn compact_with(
         Some(k) => k,
         None => return CompactOutcome::NotNeeded,
     };
-    // Extensions: PreCompact hooks (informational; they cannot block).
-    crate::agent::extensions::pre_compact(ctx, if force { "manual" } else { trigger });
+    // Extensions: PreCompact hooks, which may block the compaction (as in Claude Code).
+    let t = if force { "manual" } else { trigger };
+    if let Some(why) = crate::agent::extensions::pre_compact(ctx, t, instructions) {
+        return CompactOutcome::Failed(format!("compaction blocked by a PreCompact hook: {why}"));
+    }
     let cut = lines.len() - keep;
     let (head, tail) = lines.split_at(cut);
 
@@ -218,10 +221,32 @@ pub fn compact_with(
     // check does not compact again on a stale figure.
     let estimate = tail.iter().map(|l| line_tokens(l)).sum::<u64>() + line_tokens(system);
     let _ = stats::update(&s.stats(), |st| st.current_context_tokens = estimate);
-    crate::agent::hook_events::post_compact(ctx, if force { "manual" } else { trigger }, &summary);
+    session_start_compact(ctx, &summary);
+    crate::agent::hook_events::post_compact(ctx, t, &summary);
     CompactOutcome::Compacted {
         dropped: head.len(),
         kept: tail.len(),
+    }
+}
+
+/// SessionStart with `source: "compact"` (the main agent's, as in Claude Code): what its
+/// hooks give is kept with the summary, so it reaches the very next request and stays
+/// until the next compaction replaces it.
+fn session_start_compact(ctx: &AgentCtx, summary: &str) {
+    if ctx.depth > 0 {
+        return;
+    }
+    let c = crate::agent::hook_events::session_context(ctx, "compact");
+    if c.is_empty() {
+        return;
+    }
+    let text = format!(
+        "{summary}\n\n<hook-context>\n{}\n</hook-context>\n",
+        c.join("\n")
+    );
+    if let Err(e) = fsx::write_atomic(&ctx.session.summary(), text.as_bytes()) {
+        ctx.out
+            .warn(&format!("SessionStart hook context not kept: {e}"));
     }
 }
 

@@ -89,7 +89,7 @@ pub fn find(cwd: &Path, word: &str) -> Option<CustomCommand> {
 /// `@path` words attached. The turn's narrowing (`allowed-tools`, `model`) is set here
 /// and lifted by [`end_turn`] when the turn ends. Err: nothing is sent.
 pub fn prepare(ctx: &AgentCtx, cmd: &CustomCommand, args: &str) -> Result<String, String> {
-    let body = commands::substitute(cmd, args);
+    let body = commands::substitute(&with_session_id(cmd, &ctx.session.id), args);
     let mut rules = Vec::new();
     for r in &cmd.allowed_tools {
         let rule = crate::permission::Rule::parse(crate::permission::RuleKind::Allow, r, &ctx.cwd)
@@ -107,6 +107,19 @@ pub fn prepare(ctx: &AgentCtx, cmd: &CustomCommand, args: &str) -> Result<String
             Err(e)
         }
     }
+}
+
+/// The command with `${CLAUDE_SESSION_ID}` (and our `${BASH_AGENT_SESSION_ID}`) replaced
+/// by the session's id, as Claude Code does in commands and skills (a script a command
+/// runs can name a per-session file). Replaced before the arguments go in, so an
+/// argument's text is never read as the variable.
+fn with_session_id(cmd: &CustomCommand, id: &str) -> CustomCommand {
+    let mut c = cmd.clone();
+    c.body = c
+        .body
+        .replace("${CLAUDE_SESSION_ID}", id)
+        .replace("${BASH_AGENT_SESSION_ID}", id);
+    c
 }
 
 /// Lift a command's narrowing (the runtime calls this after every turn).
@@ -132,12 +145,14 @@ fn shell_parts(ctx: &AgentCtx, cmd: &CustomCommand, body: &str) -> Result<String
             continue;
         }
         let input = serde_json::json!({ "command": command });
-        crate::agent::tool_call::permission_check(ctx, "Bash", &input).map_err(|why| {
-            format!(
-                "{}: !`{command}` was not run: {why}; nothing was sent",
-                cmd.name
-            )
-        })?;
+        // A PermissionRequest hook may rewrite the call: what runs is what the gate passed.
+        let input =
+            crate::agent::tool_call::permission_check(ctx, "Bash", &input).map_err(|why| {
+                format!(
+                    "{}: !`{command}` was not run: {why}; nothing was sent",
+                    cmd.name
+                )
+            })?;
         ctx.cancel.reset();
         ctx.running.store(true, std::sync::atomic::Ordering::SeqCst);
         let res = crate::tools::run(ctx, "custom_command", "Bash", &input);
