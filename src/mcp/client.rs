@@ -54,6 +54,39 @@ impl std::fmt::Display for RpcError {
 
 pub(super) type Pending = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
 
+/// A JSON-RPC request over either transport, and [`Conn`](super::conn::Conn) over both:
+/// one signature, so `request` and `ping` are written once.
+pub trait Rpc {
+    /// Send a request and wait for its answer, at most `timeout`, giving up early when
+    /// `cancel` is set, calling `idle` every 50 ms while it waits. A request given up on is
+    /// cancelled at the server.
+    fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+        idle: &dyn Fn(),
+    ) -> Result<Value, RpcError>;
+
+    /// [`request_with`](Self::request_with) with nothing to do while it waits.
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+    ) -> Result<Value, RpcError> {
+        self.request_with(method, params, timeout, cancel, &|| {})
+    }
+
+    /// `ping`: true when the server answers within `timeout`.
+    fn ping(&self, timeout: Duration) -> bool {
+        self.request("ping", json!({}), timeout, &Cancel::new())
+            .is_ok()
+    }
+}
+
 /// A running server connection.
 pub struct Client {
     child: Mutex<Child>,
@@ -176,21 +209,78 @@ impl Client {
         self.dead.load(Ordering::SeqCst)
     }
 
-    /// Send a request and wait for its answer, at most `timeout`, giving up early when
-    /// `cancel` is set. A request given up on is cancelled at the server.
-    pub fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: &Cancel,
-    ) -> Result<Value, RpcError> {
-        self.request_with(method, params, timeout, cancel, &|| {})
+    fn stderr_note(&self) -> String {
+        let t = lock(&self.stderr_tail);
+        let t = t.trim();
+        if t.is_empty() {
+            String::new()
+        } else {
+            format!("; its stderr ends: {}", last_chars(t, 300))
+        }
     }
 
-    /// [`request`](Self::request), calling `idle` every 50 ms while it waits (the caller
-    /// asks a server's questions on its own thread meanwhile).
-    pub fn request_with(
+    /// How the process died (exit status if known, plus the end of its stderr).
+    fn death(&self) -> String {
+        // The pipe closes a moment before the exit is visible: wait for it briefly, so the
+        // message can say how the server ended.
+        let t0 = Instant::now();
+        let status = loop {
+            let s = lock(&self.child).try_wait().ok().flatten();
+            if s.is_some() || t0.elapsed() > Duration::from_millis(1000) {
+                break s;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let how = match status {
+            Some(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+                (Some(c), _) => format!("the server exited with status {c}"),
+                (None, Some(sig)) => format!("the server was killed by signal {sig}"),
+                _ => "the server exited".to_string(),
+            },
+            None => "the server closed its output".to_string(),
+        };
+        format!("{how}{}", self.stderr_note())
+    }
+
+    /// The process id (tests and diagnostics).
+    pub fn pid(&self) -> u32 {
+        self.pgid as u32
+    }
+
+    /// End the server: close its stdin (the polite way), then its whole process group.
+    pub fn shutdown(&self) {
+        lock(&self.stdin).take();
+        let pg = nix::unistd::Pid::from_raw(self.pgid);
+        let mut child = lock(&self.child);
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_millis(200) {
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGTERM);
+        let t0 = Instant::now();
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if t0.elapsed() > Duration::from_millis(500) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+        // Grandchildren (npx → node) share the group: make sure none outlives the run.
+        let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
+impl Rpc for Client {
+    /// Waits in 50 ms steps (the caller asks a server's questions on its own thread
+    /// meanwhile).
+    fn request_with(
         &self,
         method: &str,
         params: Value,
@@ -240,79 +330,6 @@ impl Client {
                 Err(RecvTimeoutError::Disconnected) => return Err(RpcError::Dead(self.death())),
             }
         }
-    }
-
-    fn stderr_note(&self) -> String {
-        let t = lock(&self.stderr_tail);
-        let t = t.trim();
-        if t.is_empty() {
-            String::new()
-        } else {
-            format!("; its stderr ends: {}", last_chars(t, 300))
-        }
-    }
-
-    /// How the process died (exit status if known, plus the end of its stderr).
-    fn death(&self) -> String {
-        // The pipe closes a moment before the exit is visible: wait for it briefly, so the
-        // message can say how the server ended.
-        let t0 = Instant::now();
-        let status = loop {
-            let s = lock(&self.child).try_wait().ok().flatten();
-            if s.is_some() || t0.elapsed() > Duration::from_millis(1000) {
-                break s;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let how = match status {
-            Some(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
-                (Some(c), _) => format!("the server exited with status {c}"),
-                (None, Some(sig)) => format!("the server was killed by signal {sig}"),
-                _ => "the server exited".to_string(),
-            },
-            None => "the server closed its output".to_string(),
-        };
-        format!("{how}{}", self.stderr_note())
-    }
-
-    /// `ping`: true when the server answers within `timeout`.
-    pub fn ping(&self, timeout: Duration) -> bool {
-        self.request("ping", json!({}), timeout, &Cancel::new())
-            .is_ok()
-    }
-
-    /// The process id (tests and diagnostics).
-    pub fn pid(&self) -> u32 {
-        self.pgid as u32
-    }
-
-    /// End the server: close its stdin (the polite way), then its whole process group.
-    pub fn shutdown(&self) {
-        lock(&self.stdin).take();
-        let pg = nix::unistd::Pid::from_raw(self.pgid);
-        let mut child = lock(&self.child);
-        let t0 = Instant::now();
-        while t0.elapsed() < Duration::from_millis(200) {
-            if let Ok(Some(_)) = child.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGTERM);
-        let t0 = Instant::now();
-        loop {
-            match child.try_wait() {
-                Ok(Some(_)) | Err(_) => break,
-                Ok(None) if t0.elapsed() > Duration::from_millis(500) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            }
-        }
-        // Grandchildren (npx → node) share the group: make sure none outlives the run.
-        let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGKILL);
     }
 }
 

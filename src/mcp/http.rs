@@ -5,7 +5,7 @@
 //! what the server sends outside a call, and a call whose stream the server closes early is
 //! resumed (http_link.rs). Like the stdio client, a caller waits on a channel with a
 //! timeout and a cancel flag, so an interrupt never waits for the network.
-use super::client::{Pending, RpcError};
+use super::client::{Pending, Rpc, RpcError};
 use super::http_link::Link;
 use super::serve::Serve;
 use crate::util::cancel::Cancel;
@@ -81,20 +81,29 @@ impl HttpClient {
         let _ = self.link.post(&msg, None, Duration::from_secs(5));
     }
 
-    pub fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: &Cancel,
-    ) -> Result<Value, RpcError> {
-        self.request_with(method, params, timeout, cancel, &|| {})
+    /// End the session at the server (DELETE, as the transport asks; best effort).
+    pub fn shutdown(&self) {
+        self.link.closed.store(true, Ordering::SeqCst);
+        if lock(&self.link.session).is_none() {
+            return;
+        }
+        let _ = self
+            .link
+            .request(
+                "DELETE",
+                Duration::from_secs(2),
+                "application/json, text/event-stream",
+            )
+            .call();
+        lock(&self.link.session).take();
     }
+}
 
+impl Rpc for HttpClient {
     /// A request, bounded by `timeout` and `cancel` (`idle` is called every 50 ms while it
     /// waits); a request given up on is cancelled at the server (its worker thread ends
     /// with the HTTP timeout, or at once when its stream is being resumed).
-    pub fn request_with(
+    fn request_with(
         &self,
         method: &str,
         params: Value,
@@ -146,23 +155,6 @@ impl HttpClient {
                 }
             }
         }
-    }
-
-    /// End the session at the server (DELETE, as the transport asks; best effort).
-    pub fn shutdown(&self) {
-        self.link.closed.store(true, Ordering::SeqCst);
-        if lock(&self.link.session).is_none() {
-            return;
-        }
-        let _ = self
-            .link
-            .request(
-                "DELETE",
-                Duration::from_secs(2),
-                "application/json, text/event-stream",
-            )
-            .call();
-        lock(&self.link.session).take();
     }
 }
 
