@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 pub mod checks;
 pub mod compact;
+pub mod hook_scripts;
 pub mod ipc;
 pub mod listen;
 pub mod oauth_server;
