@@ -55,6 +55,32 @@ impl Term {
             diag,
         );
     }
+    /// Without colours and in bypass mode, idle after a first turn (`qqserve`) that started
+    /// `command` as a background task; every later message is answered `Noted.`.
+    pub(crate) fn with_task(command: &str) -> Term {
+        let term = Term::start(
+            json!([
+                {"when": "qqserve", "tool_calls": [{"name": "Bash", "id": "b1",
+                    "input": {"command": command, "async": true}}]},
+                {"when": "qqserve", "text": "Started."},
+                {"text": "Noted.", "repeat": true}
+            ]),
+            "NO_COLOR=1 TERM=xterm-256color",
+            "--permission-mode bypass",
+        );
+        term.send("qqserve");
+        term.wait("the answer", 20, |s| s.contains("Started."));
+        term.wait_idle();
+        term
+    }
+    /// `line` (`/kill 1`, `/stop 1`) stops the task: it says so, the task's result (exit
+    /// 143) arrives, and the prompt is idle again.
+    pub(crate) fn stop_task(&self, line: &str) {
+        self.send(line);
+        self.wait("stopped", 20, |s| s.contains("Stopped async_"));
+        self.wait("the task's result", 30, |s| s.contains("exit_code=143"));
+        self.wait_idle();
+    }
 }
 
 /// The token count the status line shows (`↓ N tokens`), if any.
@@ -543,19 +569,7 @@ fn bashes_lists_running_tasks_and_stop_ends_one() {
     if !have_tmux() {
         return;
     }
-    let term = Term::start(
-        json!([
-            {"when": "qqserve", "tool_calls": [{"name": "Bash", "id": "b1",
-                "input": {"command": "echo serving; sleep 60", "async": true}}]},
-            {"when": "qqserve", "text": "Started."},
-            {"text": "Noted.", "repeat": true}
-        ]),
-        "NO_COLOR=1 TERM=xterm-256color",
-        "--permission-mode bypass",
-    );
-    term.send("qqserve");
-    term.wait("the answer", 20, |s| s.contains("Started."));
-    term.wait_idle();
+    let term = Term::with_task("echo serving; sleep 60");
     term.send("/ps");
     term.wait("the list", 20, |s| {
         s.contains("Running (stop one with /kill N):")
@@ -566,11 +580,8 @@ fn bashes_lists_running_tasks_and_stop_ends_one() {
             .any(|l| l.contains("1. task") && l.contains("echo serving; sleep 60")),
         "{s}"
     );
-    term.send("/stop 1");
-    term.wait("stopped", 20, |s| s.contains("Stopped async_"));
-    // Its result arrives (exit 143) and the list is empty again.
-    term.wait("the task's result", 30, |s| s.contains("exit_code=143"));
-    term.wait_idle();
+    term.stop_task("/stop 1");
+    // The list is empty again.
     term.send("/bashes");
     term.wait("nothing running", 20, |s| {
         s.contains("No background tasks or sub-agents are running.")
