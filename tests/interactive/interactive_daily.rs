@@ -2,59 +2,15 @@
 //! (tmux) against the scripted model: the status line follows a streamed answer (phase and
 //! token count) and, with markdown on, the line being streamed shows while it grows.
 //! Every check waits for the screen (the prompt, the status line) to come back first.
-use crate::support::tmux::{have_tmux, Run, Tmux};
+use crate::support::term::Term;
+use crate::support::tmux::{have_tmux, Tmux};
 use crate::support::*;
 use serde_json::{json, Value};
 
 pub(crate) const COLOR: &str = "TERM=xterm-256color";
 
-pub(crate) struct Term {
-    pub(crate) env: Env,
-    pub(crate) mock: Mock,
-    t: Tmux,
-    run: Run,
-}
-
+/// The steps of the background-task tests.
 impl Term {
-    /// The agent in tmux (`vars`, `args` as for [`Run::start_with`]), at its idle prompt.
-    pub(crate) fn start(script: Value, vars: &str, args: &str) -> Term {
-        let env = Env::new();
-        let mock = Mock::start(&script.to_string());
-        let t = Tmux::for_env(&env);
-        let run = Run::start_with(&t, &env, "d", &mock.base("claude"), vars, args);
-        let term = Term { env, mock, t, run };
-        term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
-        term
-    }
-    pub(crate) fn screen(&self) -> String {
-        self.t.screen(&self.run.name)
-    }
-    pub(crate) fn wait(&self, what: &str, secs: u64, mut cond: impl FnMut(&str) -> bool) {
-        let diag = || self.t.diag(&self.run.name, &self.mock);
-        wait_until_or(what, secs, || cond(&self.screen()), diag);
-    }
-    pub(crate) fn send(&self, line: &str) {
-        self.t.type_text(&self.run.name, line);
-        self.t.keys(&self.run.name, &["Enter"]);
-    }
-    pub(crate) fn keys(&self, keys: &[&str]) {
-        self.t.keys(&self.run.name, keys);
-    }
-    /// After a restart: see [`Tmux::wait_editor`].
-    pub(crate) fn wait_editor(&self) {
-        self.t.wait_editor(&self.run.name);
-    }
-    /// The prompt is back and no turn runs.
-    pub(crate) fn wait_idle(&self) {
-        let flag = self.env.session_dir("s").join("agent_running.flag");
-        let diag = || self.t.diag(&self.run.name, &self.mock);
-        wait_until_or(
-            "the idle prompt",
-            30,
-            || self.screen().lines().last() == Some(">") && !flag.exists(),
-            diag,
-        );
-    }
     /// Without colours and in bypass mode, idle after a first turn (`qqserve`) that started
     /// `command` as a background task; every later message is answered `Noted.`.
     pub(crate) fn with_task(command: &str) -> Term {

@@ -1,7 +1,8 @@
 //! Daily details of issue 42 in a real terminal (tmux) against the scripted model: the token
 //! count moves while a tool call's arguments stream, `/kill N` confirms in short and starts
 //! no turn, Ctrl+V with nothing to paste says so.
-use crate::interactive_daily::{shown_tokens, Term, COLOR};
+use crate::interactive_daily::{shown_tokens, COLOR};
+use crate::support::term::Term;
 use crate::support::tmux::have_tmux;
 use serde_json::json;
 

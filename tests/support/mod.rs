@@ -13,6 +13,7 @@ pub mod oauth_server;
 pub mod official;
 pub mod provider;
 pub mod skip;
+pub mod term;
 pub mod tmux;
 pub mod tools;
 
