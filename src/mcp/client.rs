@@ -11,7 +11,7 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -53,6 +53,47 @@ impl std::fmt::Display for RpcError {
 }
 
 pub(super) type Pending = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
+
+/// How the wait for one call's answer ended.
+pub(super) enum Waited {
+    Answer(Result<Value, RpcError>),
+    /// Timed out or cancelled: the error to return and the reason for the server's
+    /// `notifications/cancelled`.
+    GaveUp(RpcError, &'static str),
+    /// The answer's sender is gone.
+    Disconnected,
+}
+
+/// Wait for a call's answer on `rx`, at most `timeout` (time spent in `idle`, called every
+/// 50 ms, not counted), giving up early when `cancel` is set. Both transports wait so.
+pub(super) fn wait_answer(
+    rx: &Receiver<Result<Value, RpcError>>,
+    timeout: Duration,
+    cancel: &Cancel,
+    idle: &dyn Fn(),
+) -> Waited {
+    let mut deadline = Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || cancel.is_cancelled() {
+            return if cancel.is_cancelled() {
+                Waited::GaveUp(RpcError::Cancelled, "interrupted by the user")
+            } else {
+                Waited::GaveUp(RpcError::Timeout, "timed out")
+            };
+        }
+        match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+            Ok(r) => return Waited::Answer(r),
+            Err(RecvTimeoutError::Timeout) => {
+                // Time a person spends answering the server's question is not the call's.
+                let t = Instant::now();
+                idle();
+                deadline += t.elapsed();
+            }
+            Err(RecvTimeoutError::Disconnected) => return Waited::Disconnected,
+        }
+    }
+}
 
 /// A JSON-RPC request over either transport, and [`Conn`](super::conn::Conn) over both:
 /// one signature, so `request` and `ping` are written once.
@@ -299,35 +340,20 @@ impl Rpc for Client {
             lock(&self.pending).remove(&id);
             return Err(e);
         }
-        let mut deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || cancel.is_cancelled() {
+        match wait_answer(&rx, timeout, cancel, idle) {
+            Waited::Answer(Err(RpcError::Dead(_))) | Waited::Disconnected => {
+                Err(RpcError::Dead(self.death()))
+            }
+            Waited::Answer(r) => r,
+            Waited::GaveUp(err, reason) => {
                 lock(&self.pending).remove(&id);
-                let (err, reason) = if cancel.is_cancelled() {
-                    (RpcError::Cancelled, "interrupted by the user")
-                } else {
-                    (RpcError::Timeout, "timed out")
-                };
                 if method != "initialize" {
                     self.notify(
                         "notifications/cancelled",
                         json!({"requestId": id, "reason": reason}),
                     );
                 }
-                return Err(err);
-            }
-            match rx.recv_timeout(left.min(Duration::from_millis(50))) {
-                Ok(Ok(v)) => return Ok(v),
-                Ok(Err(RpcError::Dead(_))) => return Err(RpcError::Dead(self.death())),
-                Ok(Err(e)) => return Err(e),
-                Err(RecvTimeoutError::Timeout) => {
-                    // Time a person spends answering the server's question is not the call's.
-                    let t = Instant::now();
-                    idle();
-                    deadline += t.elapsed();
-                }
-                Err(RecvTimeoutError::Disconnected) => return Err(RpcError::Dead(self.death())),
+                Err(err)
             }
         }
     }

@@ -5,16 +5,16 @@
 //! what the server sends outside a call, and a call whose stream the server closes early is
 //! resumed (http_link.rs). Like the stdio client, a caller waits on a channel with a
 //! timeout and a cancel flag, so an interrupt never waits for the network.
-use super::client::{Pending, Rpc, RpcError};
+use super::client::{wait_answer, Pending, Rpc, RpcError, Waited};
 use super::http_link::Link;
 use super::serve::Serve;
 use crate::util::cancel::Cancel;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A streamable HTTP server connection.
 pub struct HttpClient {
@@ -124,35 +124,18 @@ impl Rpc for HttpClient {
                 }
             }
         });
-        let mut deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || cancel.is_cancelled() {
+        match wait_answer(&rx, timeout, cancel, idle) {
+            Waited::Answer(r) => r,
+            Waited::Disconnected => Err(RpcError::Dead("the request's worker ended".into())),
+            Waited::GaveUp(err, reason) => {
                 lock(&self.link.pending).remove(&id);
-                let (err, reason) = if cancel.is_cancelled() {
-                    (RpcError::Cancelled, "interrupted by the user")
-                } else {
-                    (RpcError::Timeout, "timed out")
-                };
                 if method != "initialize" {
                     let link = self.link.clone();
                     let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                       "params": {"requestId": id, "reason": reason}});
                     std::thread::spawn(move || link.post(&note, None, Duration::from_secs(5)));
                 }
-                return Err(err);
-            }
-            match rx.recv_timeout(left.min(Duration::from_millis(50))) {
-                Ok(r) => return r,
-                Err(RecvTimeoutError::Timeout) => {
-                    // Time a person spends answering the server's question is not the call's.
-                    let t = Instant::now();
-                    idle();
-                    deadline += t.elapsed();
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(RpcError::Dead("the request's worker ended".into()))
-                }
+                Err(err)
             }
         }
     }
