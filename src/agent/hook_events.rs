@@ -339,15 +339,20 @@ pub fn session_end(ctx: &AgentCtx, reason: &str) {
     );
 }
 
+/// The compaction hooks' `trigger`: `manual` or `auto` (the plan triggers count as auto).
+fn compact_trigger(trigger: &str) -> &'static str {
+    if trigger == "manual" {
+        "manual"
+    } else {
+        "auto"
+    }
+}
+
 /// PreCompact (`manual` or `auto`; the plan triggers count as auto), with the text of a
 /// `/compact TEXT` as `custom_instructions`. Some(reason) when a hook blocks the
 /// compaction (exit 2 or `decision: "block"`, as in Claude Code).
 pub fn pre_compact(ctx: &AgentCtx, trigger: &str, instructions: &str) -> Option<String> {
-    let t = if trigger == "manual" {
-        "manual"
-    } else {
-        "auto"
-    };
+    let t = compact_trigger(trigger);
     run(
         ctx,
         HookEvent::PreCompact,
@@ -362,11 +367,7 @@ pub fn pre_compact(ctx: &AgentCtx, trigger: &str, instructions: &str) -> Option<
 
 /// PostCompact, with the summary that replaced the older messages.
 pub fn post_compact(ctx: &AgentCtx, trigger: &str, summary: &str) {
-    let t = if trigger == "manual" {
-        "manual"
-    } else {
-        "auto"
-    };
+    let t = compact_trigger(trigger);
     run(
         ctx,
         HookEvent::PostCompact,

@@ -1,8 +1,28 @@
 //! Claude Code's hook events, by the names its settings use. Every one of them loads (a
 //! Claude Code user's file names them); the ones bash-agent has no moment for (teammates,
 //! worktrees, MCP elicitation, ...) never fire, and the start-up warning says so once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HookEvent {
+/// One list makes the enum, `ALL` and the names (a name is the variant's own spelling), so
+/// adding an event cannot leave one of the three behind.
+macro_rules! hook_events {
+    ($($event:ident),* $(,)?) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum HookEvent {
+            $($event,)*
+        }
+
+        impl HookEvent {
+            pub const ALL: [HookEvent; [$(stringify!($event)),*].len()] = [$(HookEvent::$event),*];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(HookEvent::$event => stringify!($event),)*
+                }
+            }
+        }
+    };
+}
+
+hook_events![
     PreToolUse,
     PermissionRequest,
     PostToolUse,
@@ -33,77 +53,11 @@ pub enum HookEvent {
     TaskCompleted,
     Elicitation,
     ElicitationResult,
-}
+];
 
 use HookEvent::*;
 
 impl HookEvent {
-    pub const ALL: [HookEvent; 29] = [
-        PreToolUse,
-        PermissionRequest,
-        PostToolUse,
-        PostToolUseFailure,
-        UserPromptSubmit,
-        Notification,
-        Stop,
-        SubagentStart,
-        SubagentStop,
-        PreCompact,
-        PostCompact,
-        SessionStart,
-        SessionEnd,
-        Setup,
-        PermissionDenied,
-        PostToolBatch,
-        UserPromptExpansion,
-        StopFailure,
-        InstructionsLoaded,
-        ConfigChange,
-        CwdChanged,
-        FileChanged,
-        WorktreeCreate,
-        WorktreeRemove,
-        TeammateIdle,
-        TaskCreated,
-        TaskCompleted,
-        Elicitation,
-        ElicitationResult,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PreToolUse => "PreToolUse",
-            PermissionRequest => "PermissionRequest",
-            PostToolUse => "PostToolUse",
-            PostToolUseFailure => "PostToolUseFailure",
-            UserPromptSubmit => "UserPromptSubmit",
-            Notification => "Notification",
-            Stop => "Stop",
-            SubagentStart => "SubagentStart",
-            SubagentStop => "SubagentStop",
-            PreCompact => "PreCompact",
-            PostCompact => "PostCompact",
-            SessionStart => "SessionStart",
-            SessionEnd => "SessionEnd",
-            Setup => "Setup",
-            PermissionDenied => "PermissionDenied",
-            PostToolBatch => "PostToolBatch",
-            UserPromptExpansion => "UserPromptExpansion",
-            StopFailure => "StopFailure",
-            InstructionsLoaded => "InstructionsLoaded",
-            ConfigChange => "ConfigChange",
-            CwdChanged => "CwdChanged",
-            FileChanged => "FileChanged",
-            WorktreeCreate => "WorktreeCreate",
-            WorktreeRemove => "WorktreeRemove",
-            TeammateIdle => "TeammateIdle",
-            TaskCreated => "TaskCreated",
-            TaskCompleted => "TaskCompleted",
-            Elicitation => "Elicitation",
-            ElicitationResult => "ElicitationResult",
-        }
-    }
-
     pub fn parse(s: &str) -> Option<HookEvent> {
         HookEvent::ALL.into_iter().find(|e| e.name() == s)
     }

@@ -3,6 +3,7 @@
 //! `ReadMcpResourceTool`, offered when a server declares `resources`), and prompts, which
 //! the interactive mode runs as slash commands `/mcp__<server>__<prompt> args` (the
 //! arguments are given in the prompt's order, separated by spaces).
+use super::client::Rpc;
 use super::conn::Conn;
 use super::{lock, names, Mcp, McpTool};
 use crate::util::cancel::Cancel;

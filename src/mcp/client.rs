@@ -11,7 +11,7 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -53,6 +53,80 @@ impl std::fmt::Display for RpcError {
 }
 
 pub(super) type Pending = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
+
+/// How the wait for one call's answer ended.
+pub(super) enum Waited {
+    Answer(Result<Value, RpcError>),
+    /// Timed out or cancelled: the error to return and the reason for the server's
+    /// `notifications/cancelled`.
+    GaveUp(RpcError, &'static str),
+    /// The answer's sender is gone.
+    Disconnected,
+}
+
+/// Wait for a call's answer on `rx`, at most `timeout` (time spent in `idle`, called every
+/// 50 ms, not counted), giving up early when `cancel` is set. Both transports wait so.
+pub(super) fn wait_answer(
+    rx: &Receiver<Result<Value, RpcError>>,
+    timeout: Duration,
+    cancel: &Cancel,
+    idle: &dyn Fn(),
+) -> Waited {
+    let mut deadline = Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || cancel.is_cancelled() {
+            return if cancel.is_cancelled() {
+                Waited::GaveUp(RpcError::Cancelled, "interrupted by the user")
+            } else {
+                Waited::GaveUp(RpcError::Timeout, "timed out")
+            };
+        }
+        match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+            Ok(r) => return Waited::Answer(r),
+            Err(RecvTimeoutError::Timeout) => {
+                // Time a person spends answering the server's question is not the call's.
+                let t = Instant::now();
+                idle();
+                deadline += t.elapsed();
+            }
+            Err(RecvTimeoutError::Disconnected) => return Waited::Disconnected,
+        }
+    }
+}
+
+/// A JSON-RPC request over either transport, and [`Conn`](super::conn::Conn) over both:
+/// one signature, so `request` and `ping` are written once.
+pub trait Rpc {
+    /// Send a request and wait for its answer, at most `timeout`, giving up early when
+    /// `cancel` is set, calling `idle` every 50 ms while it waits. A request given up on is
+    /// cancelled at the server.
+    fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+        idle: &dyn Fn(),
+    ) -> Result<Value, RpcError>;
+
+    /// [`request_with`](Self::request_with) with nothing to do while it waits.
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+    ) -> Result<Value, RpcError> {
+        self.request_with(method, params, timeout, cancel, &|| {})
+    }
+
+    /// `ping`: true when the server answers within `timeout`.
+    fn ping(&self, timeout: Duration) -> bool {
+        self.request("ping", json!({}), timeout, &Cancel::new())
+            .is_ok()
+    }
+}
 
 /// A running server connection.
 pub struct Client {
@@ -176,72 +250,6 @@ impl Client {
         self.dead.load(Ordering::SeqCst)
     }
 
-    /// Send a request and wait for its answer, at most `timeout`, giving up early when
-    /// `cancel` is set. A request given up on is cancelled at the server.
-    pub fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: &Cancel,
-    ) -> Result<Value, RpcError> {
-        self.request_with(method, params, timeout, cancel, &|| {})
-    }
-
-    /// [`request`](Self::request), calling `idle` every 50 ms while it waits (the caller
-    /// asks a server's questions on its own thread meanwhile).
-    pub fn request_with(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: &Cancel,
-        idle: &dyn Fn(),
-    ) -> Result<Value, RpcError> {
-        if self.is_dead() {
-            return Err(RpcError::Dead(self.death()));
-        }
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let (tx, rx) = mpsc::channel();
-        lock(&self.pending).insert(id, tx);
-        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        if let Err(e) = self.send_line(&msg) {
-            lock(&self.pending).remove(&id);
-            return Err(e);
-        }
-        let mut deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || cancel.is_cancelled() {
-                lock(&self.pending).remove(&id);
-                let (err, reason) = if cancel.is_cancelled() {
-                    (RpcError::Cancelled, "interrupted by the user")
-                } else {
-                    (RpcError::Timeout, "timed out")
-                };
-                if method != "initialize" {
-                    self.notify(
-                        "notifications/cancelled",
-                        json!({"requestId": id, "reason": reason}),
-                    );
-                }
-                return Err(err);
-            }
-            match rx.recv_timeout(left.min(Duration::from_millis(50))) {
-                Ok(Ok(v)) => return Ok(v),
-                Ok(Err(RpcError::Dead(_))) => return Err(RpcError::Dead(self.death())),
-                Ok(Err(e)) => return Err(e),
-                Err(RecvTimeoutError::Timeout) => {
-                    // Time a person spends answering the server's question is not the call's.
-                    let t = Instant::now();
-                    idle();
-                    deadline += t.elapsed();
-                }
-                Err(RecvTimeoutError::Disconnected) => return Err(RpcError::Dead(self.death())),
-            }
-        }
-    }
-
     fn stderr_note(&self) -> String {
         let t = lock(&self.stderr_tail);
         let t = t.trim();
@@ -273,12 +281,6 @@ impl Client {
             None => "the server closed its output".to_string(),
         };
         format!("{how}{}", self.stderr_note())
-    }
-
-    /// `ping`: true when the server answers within `timeout`.
-    pub fn ping(&self, timeout: Duration) -> bool {
-        self.request("ping", json!({}), timeout, &Cancel::new())
-            .is_ok()
     }
 
     /// The process id (tests and diagnostics).
@@ -313,6 +315,47 @@ impl Client {
         }
         // Grandchildren (npx → node) share the group: make sure none outlives the run.
         let _ = nix::sys::signal::killpg(pg, nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
+impl Rpc for Client {
+    /// Waits in 50 ms steps (the caller asks a server's questions on its own thread
+    /// meanwhile).
+    fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+        idle: &dyn Fn(),
+    ) -> Result<Value, RpcError> {
+        if self.is_dead() {
+            return Err(RpcError::Dead(self.death()));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = mpsc::channel();
+        lock(&self.pending).insert(id, tx);
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if let Err(e) = self.send_line(&msg) {
+            lock(&self.pending).remove(&id);
+            return Err(e);
+        }
+        match wait_answer(&rx, timeout, cancel, idle) {
+            Waited::Answer(Err(RpcError::Dead(_))) | Waited::Disconnected => {
+                Err(RpcError::Dead(self.death()))
+            }
+            Waited::Answer(r) => r,
+            Waited::GaveUp(err, reason) => {
+                lock(&self.pending).remove(&id);
+                if method != "initialize" {
+                    self.notify(
+                        "notifications/cancelled",
+                        json!({"requestId": id, "reason": reason}),
+                    );
+                }
+                Err(err)
+            }
+        }
     }
 }
 

@@ -1,10 +1,10 @@
 //! A connection to one MCP server, stdio or streamable HTTP: the few operations the manager
 //! needs, whichever transport carries them.
-use super::client::{Client, RpcError};
+use super::client::{Client, Rpc, RpcError};
 use super::http;
 use super::serve::Serve;
 use crate::util::cancel::Cancel;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Duration;
 
 /// A connection to one server, whichever transport.
@@ -14,31 +14,6 @@ pub enum Conn {
 }
 
 impl Conn {
-    pub fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: &Cancel,
-    ) -> Result<Value, RpcError> {
-        self.request_with(method, params, timeout, cancel, &|| {})
-    }
-
-    /// A request during which `idle` runs every 50 ms on the caller's thread.
-    pub fn request_with(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: &Cancel,
-        idle: &dyn Fn(),
-    ) -> Result<Value, RpcError> {
-        match self {
-            Conn::Stdio(c) => c.request_with(method, params, timeout, cancel, idle),
-            Conn::Http(c) => c.request_with(method, params, timeout, cancel, idle),
-        }
-    }
-
     pub fn serve(&self) -> &Serve {
         match self {
             Conn::Stdio(c) => &c.serve,
@@ -61,11 +36,6 @@ impl Conn {
             .swap(false, std::sync::atomic::Ordering::SeqCst)
     }
 
-    pub fn ping(&self, timeout: Duration) -> bool {
-        self.request("ping", json!({}), timeout, &Cancel::new())
-            .is_ok()
-    }
-
     pub fn shutdown(&self) {
         match self {
             Conn::Stdio(c) => c.shutdown(),
@@ -78,6 +48,22 @@ impl Conn {
         match self {
             Conn::Stdio(c) => Some(c.pid()),
             Conn::Http(_) => None,
+        }
+    }
+}
+
+impl Rpc for Conn {
+    fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: &Cancel,
+        idle: &dyn Fn(),
+    ) -> Result<Value, RpcError> {
+        match self {
+            Conn::Stdio(c) => c.request_with(method, params, timeout, cancel, idle),
+            Conn::Http(c) => c.request_with(method, params, timeout, cancel, idle),
         }
     }
 }

@@ -5,16 +5,16 @@
 //! what the server sends outside a call, and a call whose stream the server closes early is
 //! resumed (http_link.rs). Like the stdio client, a caller waits on a channel with a
 //! timeout and a cancel flag, so an interrupt never waits for the network.
-use super::client::{Pending, RpcError};
+use super::client::{wait_answer, Pending, Rpc, RpcError, Waited};
 use super::http_link::Link;
 use super::serve::Serve;
 use crate::util::cancel::Cancel;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A streamable HTTP server connection.
 pub struct HttpClient {
@@ -81,20 +81,29 @@ impl HttpClient {
         let _ = self.link.post(&msg, None, Duration::from_secs(5));
     }
 
-    pub fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: &Cancel,
-    ) -> Result<Value, RpcError> {
-        self.request_with(method, params, timeout, cancel, &|| {})
+    /// End the session at the server (DELETE, as the transport asks; best effort).
+    pub fn shutdown(&self) {
+        self.link.closed.store(true, Ordering::SeqCst);
+        if lock(&self.link.session).is_none() {
+            return;
+        }
+        let _ = self
+            .link
+            .request(
+                "DELETE",
+                Duration::from_secs(2),
+                "application/json, text/event-stream",
+            )
+            .call();
+        lock(&self.link.session).take();
     }
+}
 
+impl Rpc for HttpClient {
     /// A request, bounded by `timeout` and `cancel` (`idle` is called every 50 ms while it
     /// waits); a request given up on is cancelled at the server (its worker thread ends
     /// with the HTTP timeout, or at once when its stream is being resumed).
-    pub fn request_with(
+    fn request_with(
         &self,
         method: &str,
         params: Value,
@@ -115,54 +124,20 @@ impl HttpClient {
                 }
             }
         });
-        let mut deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || cancel.is_cancelled() {
+        match wait_answer(&rx, timeout, cancel, idle) {
+            Waited::Answer(r) => r,
+            Waited::Disconnected => Err(RpcError::Dead("the request's worker ended".into())),
+            Waited::GaveUp(err, reason) => {
                 lock(&self.link.pending).remove(&id);
-                let (err, reason) = if cancel.is_cancelled() {
-                    (RpcError::Cancelled, "interrupted by the user")
-                } else {
-                    (RpcError::Timeout, "timed out")
-                };
                 if method != "initialize" {
                     let link = self.link.clone();
                     let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                       "params": {"requestId": id, "reason": reason}});
                     std::thread::spawn(move || link.post(&note, None, Duration::from_secs(5)));
                 }
-                return Err(err);
-            }
-            match rx.recv_timeout(left.min(Duration::from_millis(50))) {
-                Ok(r) => return r,
-                Err(RecvTimeoutError::Timeout) => {
-                    // Time a person spends answering the server's question is not the call's.
-                    let t = Instant::now();
-                    idle();
-                    deadline += t.elapsed();
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(RpcError::Dead("the request's worker ended".into()))
-                }
+                Err(err)
             }
         }
-    }
-
-    /// End the session at the server (DELETE, as the transport asks; best effort).
-    pub fn shutdown(&self) {
-        self.link.closed.store(true, Ordering::SeqCst);
-        if lock(&self.link.session).is_none() {
-            return;
-        }
-        let _ = self
-            .link
-            .request(
-                "DELETE",
-                Duration::from_secs(2),
-                "application/json, text/event-stream",
-            )
-            .call();
-        lock(&self.link.session).take();
     }
 }
 

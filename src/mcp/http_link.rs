@@ -231,6 +231,34 @@ impl Link {
         }
     }
 
+    /// A GET for the session's stream, resumed after `last` when there is one.
+    fn get_stream(&self, timeout: Duration, last: &Option<String>) -> ureq::Request {
+        let req = self.request("GET", timeout, "text/event-stream");
+        match last {
+            Some(l) => req.set("Last-Event-ID", l),
+            None => req,
+        }
+    }
+
+    /// Read a GET stream (a resumed call's, or the standalone one) to its end, keeping its
+    /// last event ID and `retry` for the next reconnection; true when any event came.
+    fn follow(
+        self: &Arc<Self>,
+        resp: ureq::Response,
+        last: &mut Option<String>,
+        wait: &mut Duration,
+        call: Option<u64>,
+    ) -> bool {
+        let mut rd = SseReader::new(BufReader::new(resp.into_reader()));
+        rd.last_id = last.take();
+        let any = self.read_events(&mut rd, call);
+        *last = rd.last_id;
+        if let Some(r) = rd.retry {
+            *wait = Duration::from_millis(r).min(MAX_RETRY);
+        }
+        any
+    }
+
     /// Sleep `d` in short steps; false when `stop` says to give up first.
     fn pause(d: Duration, stop: &dyn Fn() -> bool) -> bool {
         let end = Instant::now() + d;
@@ -267,21 +295,11 @@ impl Link {
                 };
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            let mut req = self.request("GET", left, "text/event-stream");
-            if let Some(l) = &last {
-                req = req.set("Last-Event-ID", l);
-            }
-            match req.call() {
+            match self.get_stream(left, &last).call() {
                 Ok(resp) if resp.content_type() == "text/event-stream" => {
-                    let mut rd = SseReader::new(BufReader::new(resp.into_reader()));
-                    rd.last_id = last.clone();
-                    self.read_events(&mut rd, Some(id));
+                    self.follow(resp, &mut last, &mut wait, Some(id));
                     if !self.waiting(id) {
                         return Ok(());
-                    }
-                    last = rd.last_id;
-                    if let Some(r) = rd.retry {
-                        wait = Duration::from_millis(r).min(MAX_RETRY);
                     }
                 }
                 Err(ureq::Error::Status(405, _)) => {
@@ -312,20 +330,10 @@ impl Link {
             let mut failures = 0;
             let stop = || self.closed.load(Ordering::SeqCst);
             while !stop() && failures < 5 {
-                let mut req = self.request("GET", LISTEN_FOR, "text/event-stream");
-                if let Some(l) = &last {
-                    req = req.set("Last-Event-ID", l);
-                }
-                match req.call() {
+                match self.get_stream(LISTEN_FOR, &last).call() {
                     Ok(resp) if resp.content_type() == "text/event-stream" => {
-                        let mut rd = SseReader::new(BufReader::new(resp.into_reader()));
-                        rd.last_id = last.clone();
-                        let any = self.read_events(&mut rd, None);
+                        let any = self.follow(resp, &mut last, &mut wait, None);
                         failures = if any { 0 } else { failures + 1 };
-                        last = rd.last_id;
-                        if let Some(r) = rd.retry {
-                            wait = Duration::from_millis(r).min(MAX_RETRY);
-                        }
                     }
                     // 405 is the spec's "no stream here"; any other refusal will not change
                     // by asking again (404: no such session, 409: one is open already).

@@ -26,7 +26,7 @@ mod stdio_read;
 use crate::util::cancel::Cancel;
 use catalog::list_tools;
 pub use catalog::{LIST_RESOURCES, READ_RESOURCE};
-use client::{Client, RpcError, Spawn};
+use client::{Client, Rpc, RpcError, Spawn};
 use config::{ServerConfig, Transport};
 pub use conn::Conn;
 use elicit::Elicit;

@@ -124,6 +124,18 @@ pub enum Verdict {
     Deny(String),
 }
 
+impl Verdict {
+    /// The outcome's one word (`allow`, `ask`, `deny`), as the tests and their corpora
+    /// label calls.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Ask { .. } => "ask",
+            Verdict::Deny(_) => "deny",
+        }
+    }
+}
+
 /// Tools that only read.
 fn read_only(tool: &str) -> bool {
     matches!(

@@ -29,11 +29,7 @@ fn rules(list: &[(RuleKind, &str)]) -> Vec<Rule> {
 }
 
 fn kind(v: &Verdict) -> &'static str {
-    match v {
-        Verdict::Allow => "allow",
-        Verdict::Ask { .. } => "ask",
-        Verdict::Deny(_) => "deny",
-    }
+    v.kind()
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! allow/deny, PermissionRequest, PostToolUseFailure, SubagentStart).
 use crate::claude_settings::corpus;
 use crate::ext_mcp_hooks::result_of;
+use crate::support::hook_scripts::{lines, logger, script, settings};
 use crate::support::*;
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;
@@ -16,29 +17,6 @@ fn project(env: &Env, root: &Path, repo: &str) {
     std::fs::create_dir_all(env.cwd.join(".claude/hooks")).unwrap();
     std::fs::write(env.cwd.join(".claude/settings.json"), text).unwrap();
     env.trust_project();
-}
-
-/// An executable stand-in at `rel` (under the project).
-fn script(env: &Env, rel: &str, body: &str) {
-    let p = env.cwd.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, body).unwrap();
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-/// A stand-in that appends its JSON input as one line to `log` (under the project).
-fn logger(log: &str) -> String {
-    format!(
-        "#!/bin/sh\ninput=$(cat)\nprintf '%s\\n' \"$(printf '%s' \"$input\" | tr -d '\\n')\" >> \"$CLAUDE_PROJECT_DIR/{log}\"\n"
-    )
-}
-
-fn lines(env: &Env, log: &str) -> Vec<Value> {
-    std::fs::read_to_string(env.cwd.join(log))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn run(env: &Env, args: &[&str], script: Value) -> (Vec<Value>, std::process::Output) {
@@ -276,20 +254,16 @@ fn hooks_mastery_every_event_with_its_claude_code_fields() {
 #[test]
 fn a_deny_cut_at_the_output_cap_refuses_the_call() {
     let env = Env::new();
-    std::fs::create_dir_all(env.cwd.join(".claude")).unwrap();
     script(
         &env,
         ".claude/huge_deny.sh",
         "#!/bin/sh\ncat >/dev/null\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"'\nhead -c 3000000 /dev/zero | tr '\\0' x\nprintf '\"}}'\n",
     );
-    std::fs::write(
-        env.cwd.join(".claude/settings.json"),
+    settings(
+        &env,
         json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/huge_deny.sh"}]}]}})
-        .to_string(),
-    )
-    .unwrap();
-    env.trust_project();
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/huge_deny.sh"}]}]}}),
+    );
     let (evs, out) = run(
         &env,
         &[],
@@ -325,15 +299,12 @@ printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision"
 "#,
     );
     std::fs::write(env.cwd.join("keep.txt"), "x").unwrap();
-    std::fs::write(
-        env.cwd.join(".claude/settings.json"),
+    settings(
+        &env,
         json!({"permissions": {"deny": ["Bash(rm:*)"]},
                "hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [
-                   {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/rewrite.sh"}]}]}})
-        .to_string(),
-    )
-    .unwrap();
-    env.trust_project();
+                   {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/rewrite.sh"}]}]}}),
+    );
     let (evs, out) = run(
         &env,
         &[],

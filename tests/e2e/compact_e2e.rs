@@ -43,6 +43,28 @@ fn agent(e: &Fx, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The agent on session `name` against `url`: `before` (a subcommand), the connection
+/// flags, then `after`.
+fn on_session(
+    e: &Fx,
+    before: &[&str],
+    url: &str,
+    name: &str,
+    after: &[&str],
+) -> std::process::Output {
+    let connect = ["--base-url", url, "--api-key", "x", "--session", name];
+    agent(e, &[before, &connect[..], after].concat())
+}
+
+/// Asserts that the run succeeded (its stderr shown when not).
+fn ok(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn session_dir(e: &Fx, name: &str) -> PathBuf {
     e.env.session_dir(name)
 }
@@ -158,15 +180,7 @@ fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 fn grow(e: &Fx, url: &str, name: &str, turns: usize) {
     for i in 0..turns {
         let p = format!("prompt number {i:03}");
-        let out = agent(
-            e,
-            &["--base-url", url, "--api-key", "x", "--session", name, &p],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        ok(&on_session(e, &[], url, name, &[&p]));
     }
 }
 
@@ -180,23 +194,8 @@ fn manual_compact_command() {
         lines(&dir.join("conversation.jsonl")),
     ]
     .concat();
-    let out = agent(
-        &e,
-        &[
-            "compact",
-            "--base-url",
-            &e.url,
-            "--api-key",
-            "x",
-            "--session",
-            "m",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = on_session(&e, &["compact"], &e.url, "m", &[]);
+    ok(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Context compacted (manual)"));
     let archive = lines(&dir.join("conversation-archive.jsonl"));
     let conv = lines(&dir.join("conversation.jsonl"));
@@ -219,18 +218,7 @@ fn manual_compact_failure_changes_nothing() {
     let dir = session_dir(&e, "f");
     let failing = Mock::start(r#"[{"status":500,"repeat":true}]"#);
     let before = snapshot(&dir);
-    let out = agent(
-        &e,
-        &[
-            "compact",
-            "--base-url",
-            &failing.url,
-            "--api-key",
-            "x",
-            "--session",
-            "f",
-        ],
-    );
+    let out = on_session(&e, &["compact"], &failing.url, "f", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Failed to generate context summary"));
     assert_eq!(snapshot(&dir), before);
@@ -240,23 +228,13 @@ fn manual_compact_failure_changes_nothing() {
 fn compact_text_is_the_summarys_instructions() {
     let e = setup();
     grow(&e, &e.url, "t", 6);
-    let out = agent(
+    ok(&on_session(
         &e,
-        &[
-            "--base-url",
-            &e.url,
-            "--api-key",
-            "x",
-            "--session",
-            "t",
-            "/compact keep every parser decision",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        &[],
+        &e.url,
+        "t",
+        &["/compact keep every parser decision"],
+    ));
     let reqs = e.mock.requests();
     let summary_call = reqs
         .iter()

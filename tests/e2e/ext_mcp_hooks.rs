@@ -32,15 +32,30 @@ pub fn real_servers() -> Option<(PathBuf, PathBuf, PathBuf)> {
 
 pub const KEY: &str = "sk-ant-PLANTED-mcp-secret-123";
 
-/// The agent with the key in its environment (as users have it), not on the command line.
-pub fn run_with_key(env: &Env, mock: &Mock, args: &[&str]) -> std::process::Output {
+/// The agent (claude, against `mock`) with the key in its environment (as users have it),
+/// not on the command line.
+pub fn key_cmd(env: &Env, mock: &Mock, args: &[&str]) -> std::process::Command {
     let mut c = env.cmd();
     c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
         .args(args)
-        .env("ANTHROPIC_API_KEY", KEY)
+        .env("ANTHROPIC_API_KEY", KEY);
+    c
+}
+
+/// [`key_cmd`], run.
+pub fn run_with_key(env: &Env, mock: &Mock, args: &[&str]) -> std::process::Output {
+    key_cmd(env, mock, args)
         // npx/uv start-ups are slow on a loaded machine; the default 10 s is for people.
-        .env("MCP_TIMEOUT", "60000");
-    c.output().unwrap()
+        .env("MCP_TIMEOUT", "60000")
+        .output()
+        .unwrap()
+}
+
+/// The scripted model: one turn calling `calls` at once, then `done` to everything.
+pub fn calls_then_done(calls: &[Value]) -> Mock {
+    Mock::start(
+        &serde_json::json!([{"tool_calls": calls}, {"text": "done", "repeat": true}]).to_string(),
+    )
 }
 
 pub fn result_of(evs: &[Value], id: &str) -> Value {

@@ -3,7 +3,8 @@
 //! (an error result, one restart, no orphan), a server that never answers `initialize`, a
 //! broken server plus a hanging hook, and permission modes and rules on MCP tools.
 use crate::ext_mcp_hooks::{
-    ext_fixture as fixture, processes_mentioning, result_of, run_with_key, KEY,
+    calls_then_done, ext_fixture as fixture, key_cmd, processes_mentioning, result_of,
+    run_with_key, KEY,
 };
 use crate::support::*;
 use serde_json::{json, Value};
@@ -464,13 +465,9 @@ fn clashing_tool_names_a_non_utf8_line_and_a_huge_line() {
         .enumerate()
         .map(|(i, n)| json!({"name": n, "id": format!("c{i}"), "input": {}}))
         .collect();
-    let mock =
-        Mock::start(&json!([{"tool_calls": calls}, {"text": "done", "repeat": true}]).to_string());
-    let mut c = env.cmd();
-    c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
-        .args(["--session", "s", "go"])
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("MCP_TIMEOUT", "120000");
+    let mock = calls_then_done(&calls);
+    let mut c = key_cmd(&env, &mock, &["--session", "s", "go"]);
+    c.env("MCP_TIMEOUT", "120000");
     let (out, peak_kb) = crate::support::checks::output_with_peak_rss(&mut c, 300);
     expect_code(&out, 0);
     eprintln!("agent peak: {peak_kb} KB");

@@ -5,7 +5,7 @@
 //! to resume from (an error, no restart), a stream that never ends (bounded by the tool
 //! timeout), answers over the 16 MiB cap failing at once (HTTP and stdio), roots, and the
 //! resource tools.
-use crate::ext_mcp_hooks::{ext_fixture as fixture, result_of, KEY};
+use crate::ext_mcp_hooks::{calls_then_done, ext_fixture as fixture, key_cmd, result_of};
 use crate::support::*;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -64,15 +64,12 @@ fn run(
         .iter()
         .map(|(n, id)| json!({"name": n, "id": id, "input": {}}))
         .collect();
-    let mock =
-        Mock::start(&json!([{"tool_calls": calls}, {"text": "done", "repeat": true}]).to_string());
-    let mut c = env.cmd();
-    c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
-        .args(["--session", "s", "go"])
-        .env("ANTHROPIC_API_KEY", KEY)
+    let mock = calls_then_done(&calls);
+    let out = key_cmd(&env, &mock, &["--session", "s", "go"])
         .env("MCP_TIMEOUT", "30000")
-        .envs(envs.iter().copied());
-    let out = c.output().unwrap();
+        .envs(envs.iter().copied())
+        .output()
+        .unwrap();
     let evs = events(&env.session_dir("s").join("events.jsonl"));
     (env, out, evs)
 }
@@ -220,11 +217,8 @@ fn roots_and_resources() {
             {"text": "done", "repeat": true}])
         .to_string(),
     );
-    let mut c = env.cmd();
-    c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
-        .args(["--permission-mode", "default", "--session", "s", "go"])
-        .env("ANTHROPIC_API_KEY", KEY);
-    let out = c.output().unwrap();
+    let args = ["--permission-mode", "default", "--session", "s", "go"];
+    let out = key_cmd(&env, &mock, &args).output().unwrap();
     expect_code(&out, 0);
     let evs = events(&env.session_dir("s").join("events.jsonl"));
     assert!(
@@ -255,13 +249,11 @@ fn stdio_elicitation_and_an_answer_over_the_cap() {
         .to_string(),
     );
     let t0 = Instant::now();
-    let mut c = env.cmd();
-    c.args(["--provider", "claude", "--base-url", &mock.base("claude")])
-        .args(["--session", "s", "go"])
-        .env("ANTHROPIC_API_KEY", KEY)
+    let out = key_cmd(&env, &mock, &["--session", "s", "go"])
         .env("MCP_TIMEOUT", "30000")
-        .env("MCP_TOOL_TIMEOUT", "60000");
-    let out = c.output().unwrap();
+        .env("MCP_TOOL_TIMEOUT", "60000")
+        .output()
+        .unwrap();
     expect_code(&out, 0);
     let evs = events(&env.session_dir("s").join("events.jsonl"));
     assert_eq!(text(&evs, "a"), "got: {\"action\": \"cancel\"}");

@@ -2,58 +2,40 @@
 //! (tmux) against the scripted model: the status line follows a streamed answer (phase and
 //! token count) and, with markdown on, the line being streamed shows while it grows.
 //! Every check waits for the screen (the prompt, the status line) to come back first.
-use crate::support::tmux::{have_tmux, Run, Tmux};
+use crate::support::term::Term;
+use crate::support::tmux::{have_tmux, Tmux};
 use crate::support::*;
 use serde_json::{json, Value};
 
 pub(crate) const COLOR: &str = "TERM=xterm-256color";
 
-pub(crate) struct Term {
-    pub(crate) env: Env,
-    pub(crate) mock: Mock,
-    t: Tmux,
-    run: Run,
-}
-
+/// The steps of the background-task tests.
 impl Term {
-    /// The agent in tmux (`vars`, `args` as for [`Run::start_with`]), at its idle prompt.
-    pub(crate) fn start(script: Value, vars: &str, args: &str) -> Term {
-        let env = Env::new();
-        let mock = Mock::start(&script.to_string());
-        let t = Tmux::for_env(&env);
-        let run = Run::start_with(&t, &env, "d", &mock.base("claude"), vars, args);
-        let term = Term { env, mock, t, run };
-        term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
+    /// Without colours and in bypass mode, idle after a first turn (`qqserve`) that started
+    /// `command` as a background task; every later message is answered `Noted.`.
+    pub(crate) fn with_task(command: &str) -> Term {
+        let term = Term::start(
+            json!([
+                {"when": "qqserve", "tool_calls": [{"name": "Bash", "id": "b1",
+                    "input": {"command": command, "async": true}}]},
+                {"when": "qqserve", "text": "Started."},
+                {"text": "Noted.", "repeat": true}
+            ]),
+            "NO_COLOR=1 TERM=xterm-256color",
+            "--permission-mode bypass",
+        );
+        term.send("qqserve");
+        term.wait("the answer", 20, |s| s.contains("Started."));
+        term.wait_idle();
         term
     }
-    pub(crate) fn screen(&self) -> String {
-        self.t.screen(&self.run.name)
-    }
-    pub(crate) fn wait(&self, what: &str, secs: u64, mut cond: impl FnMut(&str) -> bool) {
-        let diag = || self.t.diag(&self.run.name, &self.mock);
-        wait_until_or(what, secs, || cond(&self.screen()), diag);
-    }
-    pub(crate) fn send(&self, line: &str) {
-        self.t.type_text(&self.run.name, line);
-        self.t.keys(&self.run.name, &["Enter"]);
-    }
-    pub(crate) fn keys(&self, keys: &[&str]) {
-        self.t.keys(&self.run.name, keys);
-    }
-    /// After a restart: see [`Tmux::wait_editor`].
-    pub(crate) fn wait_editor(&self) {
-        self.t.wait_editor(&self.run.name);
-    }
-    /// The prompt is back and no turn runs.
-    pub(crate) fn wait_idle(&self) {
-        let flag = self.env.session_dir("s").join("agent_running.flag");
-        let diag = || self.t.diag(&self.run.name, &self.mock);
-        wait_until_or(
-            "the idle prompt",
-            30,
-            || self.screen().lines().last() == Some(">") && !flag.exists(),
-            diag,
-        );
+    /// `line` (`/kill 1`, `/stop 1`) stops the task: it says so, the task's result (exit
+    /// 143) arrives, and the prompt is idle again.
+    pub(crate) fn stop_task(&self, line: &str) {
+        self.send(line);
+        self.wait("stopped", 20, |s| s.contains("Stopped async_"));
+        self.wait("the task's result", 30, |s| s.contains("exit_code=143"));
+        self.wait_idle();
     }
 }
 
@@ -543,19 +525,7 @@ fn bashes_lists_running_tasks_and_stop_ends_one() {
     if !have_tmux() {
         return;
     }
-    let term = Term::start(
-        json!([
-            {"when": "qqserve", "tool_calls": [{"name": "Bash", "id": "b1",
-                "input": {"command": "echo serving; sleep 60", "async": true}}]},
-            {"when": "qqserve", "text": "Started."},
-            {"text": "Noted.", "repeat": true}
-        ]),
-        "NO_COLOR=1 TERM=xterm-256color",
-        "--permission-mode bypass",
-    );
-    term.send("qqserve");
-    term.wait("the answer", 20, |s| s.contains("Started."));
-    term.wait_idle();
+    let term = Term::with_task("echo serving; sleep 60");
     term.send("/ps");
     term.wait("the list", 20, |s| {
         s.contains("Running (stop one with /kill N):")
@@ -566,11 +536,8 @@ fn bashes_lists_running_tasks_and_stop_ends_one() {
             .any(|l| l.contains("1. task") && l.contains("echo serving; sleep 60")),
         "{s}"
     );
-    term.send("/stop 1");
-    term.wait("stopped", 20, |s| s.contains("Stopped async_"));
-    // Its result arrives (exit 143) and the list is empty again.
-    term.wait("the task's result", 30, |s| s.contains("exit_code=143"));
-    term.wait_idle();
+    term.stop_task("/stop 1");
+    // The list is empty again.
     term.send("/bashes");
     term.wait("nothing running", 20, |s| {
         s.contains("No background tasks or sub-agents are running.")

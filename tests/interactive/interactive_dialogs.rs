@@ -2,51 +2,22 @@
 //! number answers, ↑/↓ and Enter pick), the plan shown before the question that leaves plan
 //! mode, and a prompt typed at the trust question kept as the first message
 //! (docs/interactive.md, "Permissions", "Plan mode"; docs/sandbox.md, "Trust").
-use crate::support::tmux::{have_tmux, read_events, Run, Tmux};
+use crate::support::term::Term;
+use crate::support::tmux::have_tmux;
 use crate::support::*;
 use serde_json::{json, Value};
 
-struct Term {
-    env: Env,
-    mock: Mock,
-    t: Tmux,
-    run: Run,
-}
-
 impl Term {
-    /// The agent in tmux; `ready` waits for what the run shows first.
-    fn start(env: Env, script: Value, vars: &str, args: &str) -> Term {
-        let mock = Mock::start(&script.to_string());
-        let t = Tmux::for_env(&env);
-        let run = Run::start_with(&t, &env, "dlg", &mock.base("claude"), vars, args);
-        Term { env, mock, t, run }
-    }
-    fn screen(&self) -> String {
-        self.t.screen(&self.run.name)
-    }
-    fn wait(&self, what: &str, mut cond: impl FnMut(&str) -> bool) {
-        let diag = || self.t.diag(&self.run.name, &self.mock);
-        wait_until_or(what, 30, || cond(&self.screen()), diag);
-    }
-    fn send(&self, line: &str) {
-        self.t.type_text(&self.run.name, line);
-        self.t.keys(&self.run.name, &["Enter"]);
-    }
-    fn keys(&self, keys: &[&str]) {
-        self.t.keys(&self.run.name, keys);
-    }
     fn permissions(&self) -> Vec<Value> {
-        read_events(&self.env.session_dir("s").join("events.jsonl"))
+        self.events()
             .into_iter()
             .filter(|e| e["type"] == "permission")
             .collect()
     }
     fn end(&self) {
-        let diag = || self.t.diag(&self.run.name, &self.mock);
-        self.t
-            .wait_turn_end(&self.run.name, &self.env.project_dir(), diag);
+        self.turn_end();
         self.keys(&["C-d"]);
-        wait_until_or("the exit", 30, || self.run.rc().is_some(), diag);
+        wait_until_or("the exit", 30, || self.run.rc().is_some(), || self.diag());
     }
 }
 
@@ -64,7 +35,7 @@ fn the_question_is_a_menu_numbers_and_arrows_answer() {
         std::fs::write(env.cwd.join(f), "x").unwrap();
     }
     // Colours on: the status line draws the menu and its selection.
-    let term = Term::start(
+    let term = Term::launch(
         env,
         json!([
             {"when": "clean one", "tool_calls": [rm("c1", "one.txt")]},
@@ -74,41 +45,43 @@ fn the_question_is_a_menu_numbers_and_arrows_answer() {
         "TERM=xterm-256color",
         "",
     );
-    term.wait("the prompt", |s| s.lines().last() == Some(">"));
+    term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
     term.send("clean one");
-    term.wait("the question", |s| {
+    term.wait("the question", 30, |s| {
         s.contains("Allow Bash(rm -f one.txt)?") && s.contains("↑/↓ and Enter")
     });
     let s = term.screen();
     assert!(s.contains("\"don't ask again\" adds: Bash("), "{s}");
     assert!(s.contains("↑/↓ and Enter, or 1-5"), "{s}");
-    term.wait("the menu, its first choice selected", |s| {
+    term.wait("the menu, its first choice selected", 30, |s| {
         s.contains("❯ 1. Yes")
     });
     term.keys(&["Down"]);
-    term.wait("the selection moved down", |s| {
+    term.wait("the selection moved down", 30, |s| {
         s.contains("❯ 2. Yes, and don't ask again this session")
     });
     term.keys(&["Up"]);
     term.keys(&["Up"]);
-    term.wait("the selection wrapped to the last choice", |s| {
+    term.wait("the selection wrapped to the last choice", 30, |s| {
         s.contains("❯ 5. No, and tell the agent what to do instead")
     });
     term.keys(&["Down"]);
-    term.wait("back on the first", |s| s.contains("❯ 1. Yes"));
+    term.wait("back on the first", 30, |s| s.contains("❯ 1. Yes"));
     term.keys(&["Enter"]);
-    term.wait("allowed once", |s| {
+    term.wait("allowed once", 30, |s| {
         s.contains("Allowed once.") && s.contains("Done.")
     });
     assert!(!term.env.cwd.join("one.txt").exists());
     // A number answers at once, without Enter.
     term.send("clean two");
-    term.wait("the second question", |s| {
+    term.wait("the second question", 30, |s| {
         s.contains("Allow Bash(rm -f two.txt)?")
     });
-    term.wait("its menu", |s| s.contains("❯ 1. Yes"));
+    term.wait("its menu", 30, |s| s.contains("❯ 1. Yes"));
     term.keys(&["5"]);
-    term.wait("refused", |s| s.contains("Refused; the agent is told why."));
+    term.wait("refused", 30, |s| {
+        s.contains("Refused; the agent is told why.")
+    });
     assert!(term.env.cwd.join("two.txt").exists());
     // The transcript keeps the choice taken.
     let s = term.screen();
@@ -133,7 +106,7 @@ fn plan_mode_shows_the_plan_before_asking_to_leave_it() {
     let env = Env::new();
     let draft = env.session_dir("s").join("plan.draft");
     let plan = "1. Rename the parser module\n2. Run the tests PLAN-MARKER";
-    let term = Term::start(
+    let term = Term::launch(
         env,
         json!([
             {"when": "make a plan", "tool_calls": [
@@ -146,9 +119,9 @@ fn plan_mode_shows_the_plan_before_asking_to_leave_it() {
         "NO_COLOR=1 TERM=xterm-256color",
         "--permission-mode plan",
     );
-    term.wait("the prompt", |s| s.lines().last() == Some(">"));
+    term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
     term.send("make a plan");
-    term.wait("the question", |s| {
+    term.wait("the question", 30, |s| {
         s.contains("Leave plan mode and start on this plan?")
     });
     let s = term.screen();
@@ -163,7 +136,7 @@ fn plan_mode_shows_the_plan_before_asking_to_leave_it() {
     assert_eq!(term.mock.requests().len(), 2);
     // No: plan mode goes on, the agent is told what to change, and asks again.
     term.send("n add a test first");
-    term.wait("the question again", |s| {
+    term.wait("the question again", 30, |s| {
         s.matches("Leave plan mode and start on this plan?").count() == 2
     });
     let body = term.mock.requests()[2]["body"].to_string();
@@ -171,13 +144,15 @@ fn plan_mode_shows_the_plan_before_asking_to_leave_it() {
     assert!(body.contains("The user says: add a test first"), "{body}");
     assert!(term.env.read("s", "plan.md").is_empty());
     term.keys(&["2"]);
-    term.wait("the model goes on", |s| s.contains("Starting on the plan."));
+    term.wait("the model goes on", 30, |s| {
+        s.contains("Starting on the plan.")
+    });
     let p = term.permissions();
     assert_eq!(p.last().unwrap()["call"], "PlanConfirm", "{p:?}");
     assert_eq!(p.last().unwrap()["answer"], "always", "{p:?}");
     assert!(term.env.read("s", "plan.md").contains("PLAN-MARKER"));
     term.send("/permissions");
-    term.wait("the mode chosen", |s| {
+    term.wait("the mode chosen", 30, |s| {
         s.contains("permission mode  accept-edits")
     });
     term.end();
@@ -196,17 +171,17 @@ fn a_prompt_typed_at_the_trust_question_is_sent_not_lost() {
         r#"{"permissions":{"allow":["Bash(make:*)"]}}"#,
     )
     .unwrap();
-    let term = Term::start(
+    let term = Term::launch(
         env,
         json!([{"when": "fix the failing test", "text": "Looking at the test."}]),
         "NO_COLOR=1 TERM=xterm-256color",
         "",
     );
-    term.wait("the trust question", |s| {
+    term.wait("the trust question", 30, |s| {
         s.contains("Do you trust this folder?")
     });
     term.send("fix the failing test");
-    term.wait("the typed prompt answered", |s| {
+    term.wait("the typed prompt answered", 30, |s| {
         s.contains("Looking at the test.")
     });
     assert!(term.screen().contains("not an answer"), "{}", term.screen());
@@ -240,7 +215,7 @@ fn saves_never_leave_the_project_and_follow_the_users_dotfiles_link() {
     std::fs::create_dir_all(&agent_home).unwrap();
     std::os::unix::fs::symlink(&dots, agent_home.join("settings.json")).unwrap();
     std::os::unix::fs::symlink(&agent_home, env.cwd.join(".bash-agent")).unwrap();
-    let term = Term::start(
+    let term = Term::launch(
         env,
         json!([
             {"when": "clean one", "tool_calls": [rm("c1", "one.txt")]},
@@ -251,11 +226,13 @@ fn saves_never_leave_the_project_and_follow_the_users_dotfiles_link() {
         "NO_COLOR=1 TERM=xterm-256color",
         "",
     );
-    term.wait("the prompt", |s| s.lines().last() == Some(">"));
+    term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
     term.send("clean one");
-    term.wait("the question", |s| s.contains("Allow Bash(rm -f one.txt)?"));
+    term.wait("the question", 30, |s| {
+        s.contains("Allow Bash(rm -f one.txt)?")
+    });
     term.keys(&["3"]);
-    term.wait("the refusal to save", |s| {
+    term.wait("the refusal to save", 30, |s| {
         s.contains("leads out of the project") && s.contains("Done.")
     });
     assert!(
@@ -265,11 +242,13 @@ fn saves_never_leave_the_project_and_follow_the_users_dotfiles_link() {
     assert_eq!(std::fs::read_to_string(&dots).unwrap(), mine);
     // Choice 4 writes through the user's link.
     term.send("move two");
-    term.wait("the second question", |s| {
+    term.wait("the second question", 30, |s| {
         s.contains("Allow Bash(mv two.txt moved.txt)?")
     });
     term.keys(&["4"]);
-    term.wait("saved for the user", |s| s.matches("Done.").count() == 2);
+    term.wait("saved for the user", 30, |s| {
+        s.matches("Done.").count() == 2
+    });
     let link = term.env.home.join(".bash-agent/settings.json");
     assert!(link.is_symlink());
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&dots).unwrap()).unwrap();
@@ -297,7 +276,7 @@ fn a_declined_folder_gets_no_project_rule() {
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();
     let mine = json!({"trusted_folders": {env.cwd.to_str().unwrap(): false}}).to_string();
     std::fs::write(&user, &mine).unwrap();
-    let term = Term::start(
+    let term = Term::launch(
         env,
         json!([
             {"when": "clean one", "tool_calls": [rm("c1", "one.txt")]},
@@ -306,14 +285,14 @@ fn a_declined_folder_gets_no_project_rule() {
         "NO_COLOR=1 TERM=xterm-256color",
         "",
     );
-    term.wait("the prompt", |s| s.lines().last() == Some(">"));
+    term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
     term.send("clean one");
-    term.wait("the question", |s| s.contains("↑/↓ and Enter, or 1-4"));
+    term.wait("the question", 30, |s| s.contains("↑/↓ and Enter, or 1-4"));
     let s = term.screen();
     assert!(!s.contains("in this project"), "{s}");
     assert!(s.contains("3. Yes, and don't ask again anywhere"), "{s}");
     term.send("p");
-    term.wait("kept for the session", |s| {
+    term.wait("kept for the session", 30, |s| {
         s.contains("for this session (not saved: you chose not to trust this folder")
             && s.contains("Done.")
     });
@@ -335,7 +314,7 @@ fn a_project_rule_never_trusts_the_home_folder() {
         "NO_COLOR=1 TERM=xterm-256color HOME='{}'",
         env.cwd.display()
     );
-    let term = Term::start(
+    let term = Term::launch(
         env,
         json!([
             {"when": "clean one", "tool_calls": [rm("c1", "one.txt")]},
@@ -344,11 +323,11 @@ fn a_project_rule_never_trusts_the_home_folder() {
         &home,
         "",
     );
-    term.wait("the prompt", |s| s.lines().last() == Some(">"));
+    term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
     term.send("clean one");
-    term.wait("the question", |s| s.contains("↑/↓ and Enter, or 1-5"));
+    term.wait("the question", 30, |s| s.contains("↑/↓ and Enter, or 1-5"));
     term.keys(&["3"]);
-    term.wait("kept for the session", |s| {
+    term.wait("kept for the session", 30, |s| {
         s.contains("cannot be (it is your home folder") && s.contains("Done.")
     });
     assert!(!term.env.cwd.join(".bash-agent").exists());

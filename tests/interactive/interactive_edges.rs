@@ -1,7 +1,8 @@
 //! Daily details of issue 42 in a real terminal (tmux) against the scripted model: the token
 //! count moves while a tool call's arguments stream, `/kill N` confirms in short and starts
 //! no turn, Ctrl+V with nothing to paste says so.
-use crate::interactive_daily::{shown_tokens, Term, COLOR};
+use crate::interactive_daily::{shown_tokens, COLOR};
+use crate::support::term::Term;
 use crate::support::tmux::have_tmux;
 use serde_json::json;
 
@@ -34,25 +35,9 @@ fn kill_confirms_in_short_and_starts_no_turn() {
     if !have_tmux() {
         return;
     }
-    let term = Term::start(
-        json!([
-            {"when": "qqserve", "tool_calls": [{"name": "Bash", "id": "b1",
-                "input": {"command": "for i in $(seq 1 40); do echo line$i; done; sleep 60", "async": true}}]},
-            {"when": "qqserve", "text": "Started."},
-            {"text": "Noted.", "repeat": true}
-        ]),
-        "NO_COLOR=1 TERM=xterm-256color",
-        "--permission-mode bypass",
-    );
-    term.send("qqserve");
-    term.wait("the answer", 20, |s| s.contains("Started."));
-    term.wait_idle();
-    term.send("/kill 1");
-    term.wait("stopped", 20, |s| s.contains("Stopped async_"));
-    term.wait("the task's end, in short", 30, |s| {
-        s.contains("exit_code=143")
-    });
-    term.wait_idle();
+    let term = Term::with_task("for i in $(seq 1 40); do echo line$i; done; sleep 60");
+    // The task's end is shown in short.
+    term.stop_task("/kill 1");
     let s = term.screen();
     assert!(
         !s.contains("line1\n"),

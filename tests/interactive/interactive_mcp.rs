@@ -53,89 +53,43 @@ fn an_mcp_prompt_is_a_slash_command_and_an_elicitation_is_asked() {
         "--allow mcp__web",
     );
     let w = run.name.as_str();
-    let diag = || {
-        format!(
-            "screen:\n{}\nrequests: {}",
-            t.screen(w),
-            mock.requests().len()
-        )
-    };
+    let diag = || t.diag(w, &mock);
     wait_until_or("the prompt", 30, || t.last_line(w) == ">", diag);
-    t.type_text(w, "/mcp__web__greet Marie");
-    t.keys(w, &["Enter"]);
-    wait_until_or(
-        "the prompt's answer",
-        30,
-        || t.screen(w).contains("Bonjour Marie !"),
-        diag,
-    );
+    let send = |line: &str| {
+        t.type_text(w, line);
+        t.keys(w, &["Enter"]);
+    };
+    let shown = |what: &str, text: &str| {
+        wait_until_or(what, 30, || t.screen(w).contains(text), diag);
+    };
+    send("/mcp__web__greet Marie");
+    shown("the prompt's answer", "Bonjour Marie !");
     wait_until_or("the prompt", 30, || t.idle_prompt(w), diag);
     // /help lists the running servers' prompts.
-    t.type_text(w, "/help");
-    t.keys(w, &["Enter"]);
-    wait_until_or(
-        "the prompts in /help",
-        30,
-        || t.screen(w).contains("/mcp__web__greet <who>"),
-        diag,
-    );
+    send("/help");
+    shown("the prompts in /help", "/mcp__web__greet <who>");
     wait_until_or("the prompt", 30, || t.idle_prompt(w), diag);
-    t.type_text(w, "pick a colour");
-    t.keys(w, &["Enter"]);
-    wait_until_or(
-        "the question",
-        30,
-        || t.screen(w).contains("MCP server web asks for input:"),
-        diag,
-    );
+    send("pick a colour");
+    shown("the question", "MCP server web asks for input:");
     assert!(t.screen(w).contains("Pick a colour"), "{}", diag());
-    t.type_text(w, "y");
-    t.keys(w, &["Enter"]);
-    wait_until_or(
+    send("y");
+    shown(
         "the first field",
-        30,
-        || {
-            t.screen(w)
-                .contains("colour (string: red | blue; Enter for \"blue\")")
-        },
-        diag,
+        "colour (string: red | blue; Enter for \"blue\")",
     );
     // Not one of the choices: asked again.
-    t.type_text(w, "green");
-    t.keys(w, &["Enter"]);
-    wait_until_or(
-        "the retry",
-        30,
-        || t.screen(w).contains("expected one of: red, blue"),
-        diag,
-    );
-    t.type_text(w, "red");
-    t.keys(w, &["Enter"]);
-    wait_until_or(
-        "the second field",
-        30,
-        || t.screen(w).contains("count (integer; Enter for 3)"),
-        diag,
-    );
+    send("green");
+    shown("the retry", "expected one of: red, blue");
+    send("red");
+    shown("the second field", "count (integer; Enter for 3)");
     // Enter takes the default.
     t.keys(w, &["Enter"]);
-    wait_until_or(
+    shown(
         "the review",
-        30,
-        || {
-            t.screen(w)
-                .contains("Send {\"colour\":\"red\",\"count\":3} to web?")
-        },
-        diag,
+        "Send {\"colour\":\"red\",\"count\":3} to web?",
     );
-    t.type_text(w, "y");
-    t.keys(w, &["Enter"]);
-    wait_until_or(
-        "the model's answer",
-        30,
-        || t.screen(w).contains("Colour noted."),
-        diag,
-    );
+    send("y");
+    shown("the model's answer", "Colour noted.");
     let reqs = mock.requests();
     let body = reqs.last().unwrap()["body"].to_string();
     assert!(

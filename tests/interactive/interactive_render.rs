@@ -6,60 +6,14 @@
 //! row); an Esc that never swallows the next Ctrl+C; newlines with `\`+Enter, Alt+Enter and
 //! Ctrl+J; plain progress lines under NO_COLOR and TERM=dumb; the status line counting a
 //! background task between turns.
-use crate::support::tmux::{have_tmux, read_events, Run, Tmux};
+use crate::support::term::Term;
+use crate::support::tmux::have_tmux;
 use crate::support::*;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const COLOR: &str = "TERM=xterm-256color";
 
-struct Term {
-    env: Env,
-    mock: Mock,
-    t: Tmux,
-    run: Run,
-}
-
 impl Term {
-    /// The agent in tmux (`vars`, `args` as for [`Run::start_with`]), at its idle prompt.
-    fn start(script: Value, vars: &str, args: &str) -> Term {
-        let env = Env::new();
-        let mock = Mock::start(&script.to_string());
-        let t = Tmux::for_env(&env);
-        let run = Run::start_with(&t, &env, "r", &mock.base("claude"), vars, args);
-        let term = Term { env, mock, t, run };
-        term.wait("the prompt", 30, |s| s.lines().last() == Some(">"));
-        term
-    }
-    fn screen(&self) -> String {
-        self.t.screen(&self.run.name)
-    }
-    fn events(&self) -> Vec<Value> {
-        read_events(&self.env.session_dir("s").join("events.jsonl"))
-    }
-    fn wait(&self, what: &str, secs: u64, mut cond: impl FnMut(&str) -> bool) {
-        let diag = || {
-            format!(
-                "screen:\n{}\nrequests: {}",
-                self.screen(),
-                self.mock.requests().len()
-            )
-        };
-        wait_until_or(what, secs, || cond(&self.screen()), diag);
-    }
-    fn send(&self, line: &str) {
-        self.t.type_text(&self.run.name, line);
-        self.t.keys(&self.run.name, &["Enter"]);
-    }
-    fn keys(&self, keys: &[&str]) {
-        self.t.keys(&self.run.name, keys);
-    }
-    /// Wait until the turn whose output was seen has ended (see [`Tmux::wait_turn_end`]).
-    fn turn_end(&self) {
-        self.t
-            .wait_turn_end(&self.run.name, &self.env.project_dir(), || {
-                self.t.diag(&self.run.name, &self.mock)
-            });
-    }
     fn stops(&self) -> usize {
         self.events()
             .iter()

@@ -6,12 +6,14 @@
 #![allow(dead_code)]
 pub mod checks;
 pub mod compact;
+pub mod hook_scripts;
 pub mod ipc;
 pub mod listen;
 pub mod oauth_server;
 pub mod official;
 pub mod provider;
 pub mod skip;
+pub mod term;
 pub mod tmux;
 pub mod tools;
 

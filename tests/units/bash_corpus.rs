@@ -25,11 +25,7 @@ fn verdict(mode: PermMode, rules: &[Rule], cmd: &str, cwd: &Path) -> Verdict {
 }
 
 fn kind(v: &Verdict) -> &'static str {
-    match v {
-        Verdict::Allow => "allow",
-        Verdict::Ask { .. } => "ask",
-        Verdict::Deny(_) => "deny",
-    }
+    v.kind()
 }
 
 #[test]
