@@ -55,6 +55,9 @@ pub(super) fn read_only(a: &[&str]) -> bool {
     if rest.iter().any(|x| {
         NEVER.iter().any(|n| {
             x == n || x.starts_with(&format!("{n}=")) || (n.len() == 2 && x.starts_with(n))
+                // parse-options takes an abbreviation: `git grep --open=cmd`.
+                || (n.len() > 2 && x.len() > 2 && x.starts_with("--")
+                    && n.starts_with(x.split('=').next().unwrap_or(x)))
         })
     }) {
         return false;
@@ -98,7 +101,9 @@ pub(super) fn read_only(a: &[&str]) -> bool {
                 "--color",
             ],
         ),
-        "remote" => matches!(first, None | Some("-v" | "--verbose" | "get-url")),
+        "remote" => {
+            first == Some("get-url") || rest.iter().all(|x| matches!(*x, "-v" | "--verbose"))
+        }
         "config" => {
             let reads = rest
                 .iter()
@@ -123,10 +128,15 @@ pub(super) fn read_only(a: &[&str]) -> bool {
             reads && !writes
         }
         "stash" | "worktree" | "notes" => matches!(first, Some("list" | "show")),
-        "reflog" => match first {
-            None | Some("show") => true,
-            Some(x) => x.starts_with('-'),
-        },
+        "reflog" => {
+            !rest
+                .iter()
+                .any(|x| matches!(*x, "expire" | "delete" | "drop"))
+                && match first {
+                    None | Some("show") => true,
+                    Some(x) => x.starts_with('-'),
+                }
+        }
         "submodule" => matches!(first, Some("status")),
         _ => false,
     }

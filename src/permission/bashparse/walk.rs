@@ -288,7 +288,7 @@ fn literal(n: Node, src: &[u8]) -> Option<String> {
     let text = n.utf8_text(src).ok()?;
     match n.kind() {
         "word" | "number" | "command_name" | "variable_name" => {
-            if brace_expansion(text) {
+            if brace_expansion(text) || leading_glob(text) {
                 return None;
             }
             let mut out = String::new();
@@ -334,6 +334,12 @@ fn literal(n: Node, src: &[u8]) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `*`, `?*` or `[-]*` at the start of an unquoted word: the names it expands to may start
+/// with `-` and be taken for options (a file named `--output=x` in the repository).
+fn leading_glob(text: &str) -> bool {
+    text.starts_with('*') || text.starts_with('?') || (text.starts_with('[') && text.len() > 1)
 }
 
 /// `{a,b}` and `{1..3}` outside quotes: one word becomes several.
