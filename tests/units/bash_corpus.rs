@@ -151,6 +151,7 @@ fn deny_rules_match_any_simple_command_anywhere() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     let rules = vec![Rule::parse(RuleKind::Deny, "Bash(rm:*)", cwd).unwrap()];
+    let mut wrong = Vec::new();
     for cmd in [
         "rm x",
         "ls && rm x",
@@ -165,12 +166,49 @@ fn deny_rules_match_any_simple_command_anywhere() {
         "cat <<EOF\n$(rm x)\nEOF",
         "\"rm\" x",
         "r\\m x",
+        // Adversarial review: spellings, wrappers and code strings.
+        "/bin/rm x",
+        "/usr/bin/rm x",
+        "\\rm x",
+        "r''m x",
+        "command rm x",
+        "exec rm x",
+        "nohup rm x",
+        "setsid rm x",
+        "stdbuf -oL rm x",
+        "ionice -c3 rm x",
+        "sudo -u root rm x",
+        "env -i rm x",
+        "xargs -I{} rm {}",
+        "eval 'rm x'",
+        "eval rm x",
+        "builtin eval 'rm x'",
+        "bash -lc 'rm x'",
+        "sh -ec 'rm x'",
+        "bash -c \"eval 'rm x'\"",
+        "fd -Hx rm",
+        "find . -okdir rm {} \\;",
+        "watch rm x",
+        "watch -n 1 rm x",
+        "trap 'rm x' EXIT",
+        "f(){ rm x; }; f",
+        "cat <(rm x)",
+        "echo >(rm x)",
+        "echo $((1 + $(rm x)))",
+        "echo ${x:-$(rm y)}",
+        "if true; then rm x; fi",
+        "coproc rm x",
+        "time rm x",
+        "rm<<<x",
     ] {
         for mode in [PermMode::Default, PermMode::Bypass] {
             let v = verdict(mode, &rules, cmd, cwd);
-            assert_eq!(kind(&v), "deny", "{mode:?} {cmd:?}: {v:?}");
+            if kind(&v) != "deny" {
+                wrong.push(format!("{mode:?} {cmd:?}: {v:?}"));
+            }
         }
     }
+    assert!(wrong.is_empty(), "not denied:\n{}", wrong.join("\n"));
 }
 
 #[test]
@@ -192,6 +230,11 @@ fn suggestions_name_real_commands() {
         "Bash(rm:*), Bash(cp:*)"
     );
     assert_eq!(sugg("timeout 60 cargo test -q"), "Bash(cargo test:*)");
+    // A git global option kept in the key: never `Bash(git:*)`.
+    assert_eq!(
+        sugg("git --git-dir x.git log"),
+        "Bash(git --git-dir x.git log)"
+    );
     assert_eq!(sugg("sudo apt install x"), "Bash(sudo apt install:*)");
     assert_eq!(sugg("bash -c 'echo hi'"), "Bash(bash -c 'echo hi')");
     // No prefix names `$CMD`: the exact command.

@@ -122,7 +122,9 @@ pub fn judge(command: &str) -> Judged {
         }
         let s = shape(&c.words);
         let mut views: Vec<String> = s.views.iter().map(|v| render(v)).collect();
-        extra_views(&s.key, &mut views, 0);
+        for v in &s.views {
+            extra_views(v, &mut views, 0);
+        }
         let key = render(&s.key);
         let unsafe_env = !c
             .assigns
@@ -145,41 +147,43 @@ pub fn judge(command: &str) -> Judged {
     out
 }
 
-/// The commands `bash -c 'code'` and `find … -exec cmd … ;` run, for deny rules.
+/// The commands a simple command runs in turn, for deny rules: `/bin/rm` as `rm`, the
+/// code of `bash -c`/`sh -ec`, `eval`, `trap`, `watch`, `su -c`, and the command of
+/// `find -exec`/`fd -x`.
 fn extra_views(key: &[Word], views: &mut Vec<String>, depth: usize) {
-    let Some(prog) = key.first().and_then(Word::lit).map(base) else {
+    let Some(first) = key.first().and_then(Word::lit) else {
         return;
     };
-    if depth < MAX_INLINE && matches!(prog, "bash" | "sh" | "zsh" | "dash" | "ksh") {
-        let code = key
-            .iter()
-            .position(|w| w.lit() == Some("-c"))
-            .and_then(|i| key.get(i + 1))
-            .and_then(Word::lit);
-        if let Some(code) = code {
-            for c in parse(code).commands {
+    let prog = base(first);
+    if prog != first && !prog.is_empty() {
+        let mut v = vec![Word::Lit(prog.to_string())];
+        v.extend(key[1..].iter().cloned());
+        views.push(render(&v));
+    }
+    if depth < MAX_INLINE {
+        if let Some(code) = code_string(prog, key) {
+            for c in parse(&code).commands {
                 let s = shape(&c.words);
-                views.extend(s.views.iter().map(|v| render(v)));
-                extra_views(&s.key, views, depth + 1);
+                for v in &s.views {
+                    views.push(render(v));
+                    extra_views(v, views, depth + 1);
+                }
             }
         }
     }
     if matches!(prog, "find" | "fd" | "fdfind") {
         let mut i = 0;
         while i < key.len() {
-            if matches!(
-                key[i].lit(),
-                Some(
-                    "-exec"
-                        | "-execdir"
-                        | "-ok"
-                        | "-okdir"
-                        | "-x"
-                        | "--exec"
-                        | "-X"
-                        | "--exec-batch"
-                )
-            ) {
+            let runs = key[i].lit().is_some_and(|o| {
+                matches!(
+                    o,
+                    "-exec" | "-execdir" | "-ok" | "-okdir" | "--exec" | "--exec-batch"
+                ) || (prog != "find"
+                    && o.starts_with('-')
+                    && !o.starts_with("--")
+                    && (o.ends_with('x') || o.ends_with('X')))
+            });
+            if runs {
                 let end = key[i + 1..]
                     .iter()
                     .position(|w| matches!(w.lit(), Some(";" | "+")))
@@ -187,6 +191,7 @@ fn extra_views(key: &[Word], views: &mut Vec<String>, depth: usize) {
                 let inner = &key[i + 1..end];
                 if !inner.is_empty() {
                     views.push(render(inner));
+                    extra_views(inner, views, depth + 1);
                 }
                 i = end;
             }
@@ -195,9 +200,40 @@ fn extra_views(key: &[Word], views: &mut Vec<String>, depth: usize) {
     }
 }
 
+/// The shell code a program runs from its arguments, when they are literal.
+fn code_string(prog: &str, key: &[Word]) -> Option<String> {
+    let lits: Vec<&str> = key[1..].iter().map(Word::lit).collect::<Option<_>>()?;
+    match prog {
+        // `bash -c code`, `bash -lc code`, `sh -ec code`, `su -c code`.
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "su" | "runuser" | "script" => {
+            let i = lits.iter().position(|o| {
+                *o == "-c"
+                    || *o == "--command"
+                    || (o.starts_with('-') && !o.starts_with("--") && o.contains('c'))
+            })?;
+            lits.get(i + 1).map(|c| c.to_string())
+        }
+        "eval" => Some(lits.join(" ")),
+        "trap" => lits.first().map(|c| c.to_string()),
+        // `watch [-n secs] [-d] cmd args…` runs `sh -c "cmd args…"`.
+        "watch" => {
+            let mut i = 0;
+            while i < lits.len() && lits[i].starts_with('-') {
+                i += if matches!(lits[i], "-n" | "--interval" | "-q" | "--equexit") {
+                    2
+                } else {
+                    1
+                };
+            }
+            (i < lits.len()).then(|| lits[i..].join(" "))
+        }
+        _ => None,
+    }
+}
+
 /// `Bash(git commit:*)`, `Bash(npm run test:*)`, `Bash(sudo apt install:*)`; the exact
-/// command for inline code and for git with `-c`/`--exec-path` (a prefix would allow any
-/// code).
+/// command for inline code and for git with a global option left in the key (`-c`,
+/// `--exec-path`, `--git-dir`: a prefix would allow any code; `Bash(git:*)` any git).
 fn suggestion(key: &[Word], privileged: bool, inline: bool, rendered: &str) -> Option<String> {
     let exact = || (!rendered.contains('*')).then(|| format!("Bash({rendered})"));
     let (prefix, words) = if privileged {
@@ -214,11 +250,7 @@ fn suggestion(key: &[Word], privileged: bool, inline: bool, rendered: &str) -> O
     }
     let mut parts = vec![prog.to_string()];
     let sub = words.get(1).and_then(Word::lit);
-    if base(prog) == "git"
-        && sub.is_some_and(|s| {
-            s.starts_with("-c") || s.starts_with("--exec-path") || s.starts_with("--config-env")
-        })
-    {
+    if base(prog) == "git" && sub.is_some_and(|s| s.starts_with('-')) {
         return exact();
     }
     if MULTI.contains(&base(prog)) {

@@ -108,7 +108,11 @@ pub fn read_only(cmd: &Cmd) -> bool {
         });
     }
     let s = shape(&cmd.words);
-    if s.privileged || s.inline_code || !s.env_assigns.iter().all(|n| safe_assignment(n)) {
+    if s.privileged
+        || s.inline_code
+        || s.wrapper_effect
+        || !s.env_assigns.iter().all(|n| safe_assignment(n))
+    {
         return false;
     }
     let Some(prog) = s.key.first().and_then(Word::lit) else {

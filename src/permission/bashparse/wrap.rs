@@ -18,6 +18,9 @@ pub struct Shape {
     /// An interpreter given code inline (`bash -c`, `python -c`, `node -e`, `perl -e`…):
     /// a writer whatever the code says; a rule for it is the exact command.
     pub inline_code: bool,
+    /// A wrapper option with an effect of its own: `time -o f` writes f, `env -C dir`
+    /// runs the command elsewhere (the scope check sees literal paths only).
+    pub wrapper_effect: bool,
     /// Names `env NAME=value cmd` sets (judged like the shell's own assignments).
     pub env_assigns: Vec<String>,
 }
@@ -30,7 +33,7 @@ fn wrapper(name: &str) -> Option<(&'static [&'static str], usize)> {
         "exec" => (&["-a"], 0),
         "nice" => (&["-n", "--adjustment"], 0),
         "ionice" => (&["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"], 0),
-        "nohup" | "builtin" | "setsid" | "command" => (&[], 0),
+        "nohup" | "builtin" | "setsid" | "command" | "coproc" => (&[], 0),
         "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], 0),
         "timeout" => (&["-s", "--signal", "-k", "--kill-after"], 1),
         "xargs" => (
@@ -123,6 +126,17 @@ pub fn shape(words: &[Word]) -> Shape {
                     dynamic = true;
                     break;
                 }
+                let effect = match name {
+                    "time" => {
+                        o.starts_with("-o")
+                            || o.starts_with("--o")
+                            || o.starts_with("--ap")
+                            || (o.starts_with('-') && !o.starts_with("--") && o.contains('a'))
+                    }
+                    "env" => o.starts_with("-C") || o.starts_with("--ch"),
+                    _ => false,
+                };
+                s.wrapper_effect |= effect;
                 i += if with_arg.contains(&o) { 2 } else { 1 };
             } else if name == "env" && is_assignment(o) {
                 env_names.push(o.split('=').next().unwrap_or("").to_string());
@@ -182,13 +196,17 @@ fn git_globals(words: &[Word]) -> (Vec<Word>, bool) {
             break;
         }
         match o {
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" => i += 2,
-            "-c" | "--config-env" => {
+            "-C" | "--namespace" | "--super-prefix" => i += 2,
+            // Another repository's config (core.fsmonitor, core.pager) runs code: a bare
+            // repository committed inside the project is one `--git-dir` away.
+            "-c" | "--config-env" | "--git-dir" | "--work-tree" => {
                 unsafe_opts = true;
                 i += 2;
             }
             _ if o.starts_with("-c")
                 || o.starts_with("--exec-path")
+                || o.starts_with("--git-dir")
+                || o.starts_with("--work-tree")
                 || o.starts_with("--config-env") =>
             {
                 unsafe_opts = true;
