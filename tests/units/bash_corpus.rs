@@ -109,6 +109,26 @@ fn saved_rules_cannot_be_bypassed() {
         "PATH=/tmp/evil git status",
         "env LD_PRELOAD=./x.so echo hi",
         "GIT_EXTERNAL_DIFF=./x git status",
+        // Adversarial review.
+        "git --git-dir=evil.git status",
+        "git --work-tree=.. status",
+        "git -c core.fsmonitor='rm victim' status",
+        "time -o victim ls",
+        "env -C .. ls",
+        "echo hi | sh",
+        "echo rm victim | bash",
+        "timeout 5 bash -c 'rm victim'",
+        "timeout 5 timeout 5 rm victim",
+        "echo x; eval 'rm victim'",
+        "printf -v PATH %s .; git status",
+        "read PATH <<< .; git status",
+        "declare -n r=PATH; r=.; git status",
+        "PATH[0]=. git status",
+        "echo ${x:-$(rm victim)}",
+        "trap 'rm victim' EXIT; echo hi",
+        "ls; coproc rm victim",
+        "git status | xargs rm",
+        "git status >(rm victim)",
     ] {
         let v = verdict(PermMode::Default, &rules, cmd, cwd);
         assert_eq!(kind(&v), "ask", "{cmd:?}: {v:?}");

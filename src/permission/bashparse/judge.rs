@@ -126,11 +126,14 @@ pub fn judge(command: &str) -> Judged {
             extra_views(v, &mut views, 0);
         }
         let key = render(&s.key);
-        let unsafe_env = !c
-            .assigns
-            .iter()
-            .chain(&s.env_assigns)
-            .all(|n| super::safe_assignment(n));
+        // `time -o f ls` / `env -C .. ls`: a rule on `ls` does not cover the wrapper's
+        // own effect, so only an exact rule does.
+        let unsafe_env = s.wrapper_effect
+            || !c
+                .assigns
+                .iter()
+                .chain(&s.env_assigns)
+                .all(|n| super::safe_assignment(n));
         let suggest = if c.declaration || unsafe_env {
             None
         } else {
