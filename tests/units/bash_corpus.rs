@@ -276,3 +276,23 @@ fn suggestions_name_real_commands() {
         assert_eq!(kind(&v), "allow", "{cmd:?} with {s}: {v:?}");
     }
 }
+
+/// A path the parse sees (escaped, or with `..`) or cannot place (known only at run time)
+/// is scoped by the parse too: an absolute path inside the workspace stays a read.
+#[test]
+fn paths_hidden_from_the_text_check_ask() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let d = cwd.display();
+    for (cmd, want) in [
+        (format!("cat {d}/notes.txt"), "allow"),
+        (format!("cat \\{d}/notes.txt"), "allow"),
+        (format!("cat {d}/../x"), "ask"),
+        (format!("cat {d}x/notes.txt"), "ask"),
+        ("cat \\/etc/passwd".to_string(), "ask"),
+        ("cat $(printf /etc/passwd)".to_string(), "ask"),
+    ] {
+        let got = kind(&verdict(PermMode::Default, &[], &cmd, cwd));
+        assert_eq!(got, want, "{cmd}");
+    }
+}

@@ -101,9 +101,15 @@ impl Judged {
     }
 }
 
-/// Parse and judge `command`.
+/// Parse and judge `command` (absolute paths ask: no workspace is known).
 pub fn judge(command: &str) -> Judged {
+    judge_in(command, None)
+}
+
+/// Parse and judge `command` run in the workspace `cwd`.
+pub fn judge_in(command: &str, cwd: Option<&std::path::Path>) -> Judged {
     let script = parse(command);
+    let assigned = super::scope::assigned(&script.commands);
     let mut out = Judged {
         text: command.trim().to_string(),
         ok: script.ok && !script.stray_writes,
@@ -121,6 +127,9 @@ pub fn judge(command: &str) -> Judged {
             continue;
         }
         let s = shape(&c.words);
+        let prog = s.key.first().and_then(Word::lit).map(base).unwrap_or("");
+        let read =
+            read && super::scope::placed(prog, s.key.get(1..).unwrap_or(&[]), &assigned, cwd);
         let mut views: Vec<String> = s.views.iter().map(|v| render(v)).collect();
         for v in &s.views {
             extra_views(v, &mut views, 0);

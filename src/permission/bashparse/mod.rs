@@ -12,10 +12,11 @@ mod git;
 mod judge;
 mod readonly;
 mod render;
+mod scope;
 mod walk;
 mod wrap;
 
-pub use judge::{judge, Judge, Judged};
+pub use judge::{judge, judge_in, Judge, Judged};
 pub use readonly::{read_only, safe_assignment};
 pub use render::render;
 pub use wrap::{shape, Shape};

@@ -72,7 +72,6 @@ const ANY_ARGS: &[&str] = &[
     "tty",
     "uptime",
     "free",
-    "ps",
     "pgrep",
     "wait",
     "jobs",
@@ -216,6 +215,10 @@ fn program(name: &str, args: &[Word]) -> bool {
             .iter()
             .all(|x| !x.starts_with("--pre") && !x.starts_with("--hostname-bin")),
         "ag" => !a.iter().any(|x| long_is(x, "--pager")),
+        // `ps e`/`ps auxe` prints every process's environment (the agent's keys included).
+        "ps" => !a
+            .iter()
+            .any(|x| (!x.starts_with('-') && x.contains('e')) || x.contains("env")),
         "printf" => !a.iter().any(|x| short_has(x, 'v')),
         "read" => read_names(&a),
         "cd" | "pushd" => {

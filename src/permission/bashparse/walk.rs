@@ -83,6 +83,16 @@ impl<'a> Walk<'a> {
                 self.out.commands.push(c);
             }
             "declaration_command" | "unset_command" => self.declaration(n, depth),
+            // `for PATH in .; do ls; done` sets PATH like `PATH=.` does.
+            "for_statement" => {
+                if let Some(v) = n.child_by_field_name("variable") {
+                    self.out.commands.push(Cmd {
+                        assigns: vec![self.text(v).to_string()],
+                        ..Cmd::default()
+                    });
+                }
+                self.children(n, depth)
+            }
             "redirected_statement" => {
                 let body = n.child_by_field_name("body");
                 let simple = body.is_some_and(|b| b.kind() == "command");
