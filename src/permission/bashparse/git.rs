@@ -79,28 +79,10 @@ pub(super) fn read_only(a: &[&str]) -> bool {
                 "-vv",
                 "--verbose",
                 "--show-current",
-                "--no-color",
-                "--column",
-                "--no-column",
-                "-i",
-                "--ignore-case",
-                "--color",
                 "--omit-empty",
             ],
         ),
-        "tag" => listing(
-            rest,
-            &["--list", "-l"],
-            &[
-                "-n",
-                "--no-color",
-                "--column",
-                "--no-column",
-                "-i",
-                "--ignore-case",
-                "--color",
-            ],
-        ),
+        "tag" => listing(rest, &["--list", "-l"], &["-n"]),
         "remote" => {
             first == Some("get-url") || rest.iter().all(|x| matches!(*x, "-v" | "--verbose"))
         }
@@ -154,11 +136,24 @@ fn listing(rest: &[&str], list: &[&str], flags: &[&str]) -> bool {
         "--sort",
         "--format",
     ];
+    /// Display options both take.
+    const DISPLAY: &[&str] = &[
+        "--no-color",
+        "--column",
+        "--no-column",
+        "-i",
+        "--ignore-case",
+        "--color",
+    ];
     let listing = rest.iter().any(|x| list.contains(x));
     let mut i = 0;
     while i < rest.len() {
         let x = rest[i];
-        if list.contains(&x) || flags.contains(&x) || x.starts_with("--color=") {
+        if list.contains(&x)
+            || flags.contains(&x)
+            || DISPLAY.contains(&x)
+            || x.starts_with("--color=")
+        {
             i += 1;
         } else if VALUED.contains(&x) {
             i += 2;

@@ -67,13 +67,17 @@ impl<'a> Walk<'a> {
         n.utf8_text(self.src).unwrap_or("")
     }
 
-    fn visit(&mut self, n: Node, depth: usize) {
-        if depth > MAX_DEPTH {
+    /// Marks the parse not ok at an error/missing node; false past the depth limit.
+    fn enter(&mut self, n: Node, depth: usize) -> bool {
+        if depth > MAX_DEPTH || n.is_error() || n.is_missing() {
             self.out.ok = false;
-            return;
         }
-        if n.is_error() || n.is_missing() {
-            self.out.ok = false;
+        depth <= MAX_DEPTH
+    }
+
+    fn visit(&mut self, n: Node, depth: usize) {
+        if !self.enter(n, depth) {
+            return;
         }
         match n.kind() {
             "command" => self.command(n, depth),
@@ -171,12 +175,8 @@ impl<'a> Walk<'a> {
     /// The commands inside a word (substitutions), without taking the word for a command;
     /// a statement found where a word was expected is visited as one.
     fn visit_inside(&mut self, n: Node, depth: usize) {
-        if depth > MAX_DEPTH {
-            self.out.ok = false;
+        if !self.enter(n, depth) {
             return;
-        }
-        if n.is_error() || n.is_missing() {
-            self.out.ok = false;
         }
         match n.kind() {
             "command_substitution" | "process_substitution" => self.children(n, depth),

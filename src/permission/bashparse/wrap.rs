@@ -5,6 +5,7 @@
 //! allow rules, the read-only list and the suggested rules use the key view (the command
 //! that really runs, its privilege wrapper and any git `-c`/`--exec-path` kept).
 use super::Word;
+use crate::tools::policy::words::{self, is_assignment};
 
 /// The views of one simple command.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,45 +26,19 @@ pub struct Shape {
     pub env_assigns: Vec<String>,
 }
 
-/// (options taking a separate argument, positional arguments before the command)
+/// (options taking a separate argument, positional arguments before the command): the
+/// sandbox's table (`tools/policy/words.rs`) plus the privilege wrappers, which the gate
+/// looks through for deny rules and keeps in the key.
 fn wrapper(name: &str) -> Option<(&'static [&'static str], usize)> {
-    Some(match name {
-        "env" => (&["-u", "--unset", "-C", "--chdir"], 0),
-        "time" => (&["-f", "--format", "-o", "--output"], 0),
-        "exec" => (&["-a"], 0),
-        "nice" => (&["-n", "--adjustment"], 0),
-        "ionice" => (&["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"], 0),
-        "nohup" | "builtin" | "setsid" | "command" | "coproc" => (&[], 0),
-        "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], 0),
-        "timeout" => (&["-s", "--signal", "-k", "--kill-after"], 1),
-        "xargs" => (
-            &[
-                "-I",
-                "-n",
-                "-P",
-                "-L",
-                "-d",
-                "-a",
-                "-E",
-                "-s",
-                "--max-args",
-                "--max-procs",
-                "--max-lines",
-                "--delimiter",
-                "--arg-file",
-                "--max-chars",
-                "--replace",
-            ],
-            0,
-        ),
-        "sudo" | "doas" => (
+    match name {
+        "sudo" | "doas" => Some((
             &[
                 "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "--user", "--group",
             ],
             0,
-        ),
-        _ => return None,
-    })
+        )),
+        _ => words::wrapper(name),
+    }
 }
 
 fn privilege(name: &str) -> bool {
@@ -73,17 +48,6 @@ fn privilege(name: &str) -> bool {
 /// The program name without its folder (`/usr/bin/env` is `env`).
 pub fn base(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
-}
-
-fn is_assignment(w: &str) -> bool {
-    match w.split_once('=') {
-        Some((n, _)) => {
-            !n.is_empty()
-                && !n.as_bytes()[0].is_ascii_digit()
-                && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        }
-        None => false,
-    }
 }
 
 /// The views of `words` (a simple command's name and arguments).
