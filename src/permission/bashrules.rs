@@ -18,7 +18,7 @@ const OUTSIDE_READS: u32 = 0o4440;
 pub fn bash_facts(command: &str, cwd: &Path, projects_root: &Path) -> Facts {
     let mut j = judge_in(command, Some(cwd));
     let req = crate::tools::policy::classify_for_gate(command, cwd, projects_root);
-    j.scope_ok = req & OUTSIDE_READS == 0;
+    j.scope_ok &= req & OUTSIDE_READS == 0;
     Facts {
         tool: "Bash".into(),
         command: Some(command.to_string()),

@@ -90,7 +90,8 @@ pub struct Judged {
     /// Parsed cleanly, and no compound command's redirection writes a file.
     pub ok: bool,
     pub cmds: Vec<Judge>,
-    /// Every path it names is inside the workspace (set by the gate; true by default).
+    /// Every path it names is inside the workspace: its input redirections as the parse
+    /// sees them, then the gate's text check of the policy scopes.
     pub scope_ok: bool,
 }
 
@@ -110,11 +111,12 @@ pub fn judge(command: &str) -> Judged {
 pub fn judge_in(command: &str, cwd: Option<&std::path::Path>) -> Judged {
     let script = parse(command);
     let assigned = super::scope::assigned(&script.commands);
+    let inputs_placed = super::scope::placed("", &script.inputs, &assigned, cwd);
     let mut out = Judged {
         text: command.trim().to_string(),
         ok: script.ok && !script.stray_writes,
         cmds: Vec::with_capacity(script.commands.len()),
-        scope_ok: true,
+        scope_ok: inputs_placed,
     };
     for c in &script.commands {
         let read = read_only(c);

@@ -81,7 +81,14 @@ pub fn placed(prog: &str, args: &[Word], assigned: &[String], cwd: Option<&Path>
                 !outside_literal(p)
                     || cwd.is_some_and(|c| Path::new(p).starts_with(c) && !p.contains(".."))
             };
-            check(s) && opt_val.is_none_or(check)
+            // `-f../x`, `-T/tmp`: a short option's attached value (not a lone `/`, the
+            // separator of `awk -F/`, `cut -d/`).
+            let attached = s
+                .strip_prefix('-')
+                .filter(|r| !r.starts_with('-'))
+                .and_then(|r| r.get(1..))
+                .filter(|v| *v != "/");
+            check(s) && opt_val.is_none_or(check) && attached.is_none_or(check)
         }
     })
 }

@@ -251,6 +251,11 @@ impl<'a> Walk<'a> {
             let dest = n.child_by_field_name("destination");
             let target = dest.map(|d| self.word(d));
             writes = writing(&op, target.as_ref());
+            if !op.contains('>') && !op.ends_with('&') {
+                if let Some(t) = &target {
+                    self.out.inputs.push(t.clone());
+                }
+            }
         }
         let mut cur = n.walk();
         for c in n.named_children(&mut cur) {
