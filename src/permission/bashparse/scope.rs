@@ -61,9 +61,21 @@ fn unplaceable(raw: &str, assigned: &[String]) -> bool {
 
 /// A literal argument that leaves the workspace in a way the text check may miss.
 fn outside_literal(w: &str) -> bool {
-    w.starts_with('/') && !w.starts_with("/dev/")
-        || w.starts_with('~')
-        || w.split('/').any(|c| c == "..")
+    // Of /dev, only the streams and the generators: `/dev/tcp/host/port` is the network.
+    let dev_ok = matches!(
+        w,
+        "/dev/null"
+            | "/dev/stdin"
+            | "/dev/stdout"
+            | "/dev/stderr"
+            | "/dev/tty"
+            | "/dev/zero"
+            | "/dev/random"
+            | "/dev/urandom"
+    ) || w
+        .strip_prefix("/dev/fd/")
+        .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+    w.starts_with('/') && !dev_ok || w.starts_with('~') || w.split('/').any(|c| c == "..")
 }
 
 /// Whether `cmd` (judged read-only by the list) reads only where the parse can see.
