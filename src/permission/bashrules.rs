@@ -4,7 +4,7 @@
 //! run only when every simple command in it — in substitutions, bodies and here-documents
 //! too — is matched by an allow rule or is on the read-only list. Only an exact rule (no
 //! `*`) may match the whole text of a command that did not parse.
-use super::bashparse::{judge, Judged};
+use super::bashparse::{judge, judge_in, Judged};
 use super::Facts;
 use std::borrow::Cow;
 use std::path::Path;
@@ -16,9 +16,9 @@ const OUTSIDE_READS: u32 = 0o4440;
 /// says what runs; the policy's path scopes say where it reads: a read outside the
 /// workspace (system files, the home folder, the network) asks too.
 pub fn bash_facts(command: &str, cwd: &Path, projects_root: &Path) -> Facts {
-    let mut j = judge(command);
+    let mut j = judge_in(command, Some(cwd));
     let req = crate::tools::policy::classify_for_gate(command, cwd, projects_root);
-    j.scope_ok = req & OUTSIDE_READS == 0;
+    j.scope_ok &= req & OUTSIDE_READS == 0;
     Facts {
         tool: "Bash".into(),
         command: Some(command.to_string()),

@@ -105,6 +105,26 @@ fn saved_rules_cannot_be_bypassed() {
         "PATH=/tmp/evil git status",
         "env LD_PRELOAD=./x.so echo hi",
         "GIT_EXTERNAL_DIFF=./x git status",
+        // Adversarial review.
+        "git --git-dir=evil.git status",
+        "git --work-tree=.. status",
+        "git -c core.fsmonitor='rm victim' status",
+        "time -o victim ls",
+        "env -C .. ls",
+        "echo hi | sh",
+        "echo rm victim | bash",
+        "timeout 5 bash -c 'rm victim'",
+        "timeout 5 timeout 5 rm victim",
+        "echo x; eval 'rm victim'",
+        "printf -v PATH %s .; git status",
+        "read PATH <<< .; git status",
+        "declare -n r=PATH; r=.; git status",
+        "PATH[0]=. git status",
+        "echo ${x:-$(rm victim)}",
+        "trap 'rm victim' EXIT; echo hi",
+        "ls; coproc rm victim",
+        "git status | xargs rm",
+        "git status >(rm victim)",
     ] {
         let v = verdict(PermMode::Default, &rules, cmd, cwd);
         assert_eq!(kind(&v), "ask", "{cmd:?}: {v:?}");
@@ -147,6 +167,7 @@ fn deny_rules_match_any_simple_command_anywhere() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     let rules = vec![Rule::parse(RuleKind::Deny, "Bash(rm:*)", cwd).unwrap()];
+    let mut wrong = Vec::new();
     for cmd in [
         "rm x",
         "ls && rm x",
@@ -161,12 +182,49 @@ fn deny_rules_match_any_simple_command_anywhere() {
         "cat <<EOF\n$(rm x)\nEOF",
         "\"rm\" x",
         "r\\m x",
+        // Adversarial review: spellings, wrappers and code strings.
+        "/bin/rm x",
+        "/usr/bin/rm x",
+        "\\rm x",
+        "r''m x",
+        "command rm x",
+        "exec rm x",
+        "nohup rm x",
+        "setsid rm x",
+        "stdbuf -oL rm x",
+        "ionice -c3 rm x",
+        "sudo -u root rm x",
+        "env -i rm x",
+        "xargs -I{} rm {}",
+        "eval 'rm x'",
+        "eval rm x",
+        "builtin eval 'rm x'",
+        "bash -lc 'rm x'",
+        "sh -ec 'rm x'",
+        "bash -c \"eval 'rm x'\"",
+        "fd -Hx rm",
+        "find . -okdir rm {} \\;",
+        "watch rm x",
+        "watch -n 1 rm x",
+        "trap 'rm x' EXIT",
+        "f(){ rm x; }; f",
+        "cat <(rm x)",
+        "echo >(rm x)",
+        "echo $((1 + $(rm x)))",
+        "echo ${x:-$(rm y)}",
+        "if true; then rm x; fi",
+        "coproc rm x",
+        "time rm x",
+        "rm<<<x",
     ] {
         for mode in [PermMode::Default, PermMode::Bypass] {
             let v = verdict(mode, &rules, cmd, cwd);
-            assert_eq!(kind(&v), "deny", "{mode:?} {cmd:?}: {v:?}");
+            if kind(&v) != "deny" {
+                wrong.push(format!("{mode:?} {cmd:?}: {v:?}"));
+            }
         }
     }
+    assert!(wrong.is_empty(), "not denied:\n{}", wrong.join("\n"));
 }
 
 #[test]
@@ -188,6 +246,11 @@ fn suggestions_name_real_commands() {
         "Bash(rm:*), Bash(cp:*)"
     );
     assert_eq!(sugg("timeout 60 cargo test -q"), "Bash(cargo test:*)");
+    // A git global option kept in the key: never `Bash(git:*)`.
+    assert_eq!(
+        sugg("git --git-dir x.git log"),
+        "Bash(git --git-dir x.git log)"
+    );
     assert_eq!(sugg("sudo apt install x"), "Bash(sudo apt install:*)");
     assert_eq!(sugg("bash -c 'echo hi'"), "Bash(bash -c 'echo hi')");
     // No prefix names `$CMD`: the exact command.
@@ -207,5 +270,25 @@ fn suggestions_name_real_commands() {
             .collect();
         let v = verdict(PermMode::Default, &rules, cmd, cwd);
         assert_eq!(kind(&v), "allow", "{cmd:?} with {s}: {v:?}");
+    }
+}
+
+/// A path the parse sees (escaped, or with `..`) or cannot place (known only at run time)
+/// is scoped by the parse too: an absolute path inside the workspace stays a read.
+#[test]
+fn paths_hidden_from_the_text_check_ask() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let d = cwd.display();
+    for (cmd, want) in [
+        (format!("cat {d}/notes.txt"), "allow"),
+        (format!("cat \\{d}/notes.txt"), "allow"),
+        (format!("cat {d}/../x"), "ask"),
+        (format!("cat {d}x/notes.txt"), "ask"),
+        ("cat \\/etc/passwd".to_string(), "ask"),
+        ("cat $(printf /etc/passwd)".to_string(), "ask"),
+    ] {
+        let got = kind(&verdict(PermMode::Default, &[], &cmd, cwd));
+        assert_eq!(got, want, "{cmd}");
     }
 }

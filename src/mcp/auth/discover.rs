@@ -134,6 +134,14 @@ fn protected_resource(server: &url::Url, ch: &Challenge) -> Result<Option<Value>
     Ok(None)
 }
 
+/// The metadata's `issuer` is the one it was fetched for (a trailing `/` aside).
+fn same_issuer(named: &str, fetched: &url::Url) -> bool {
+    url::Url::parse(named).is_ok_and(|n| {
+        n.origin() == fetched.origin()
+            && n.path().trim_end_matches('/') == fetched.path().trim_end_matches('/')
+    })
+}
+
 /// RFC 8414 / OpenID discovery URLs for an issuer, in the spec's order.
 fn metadata_urls(issuer: &url::Url) -> Vec<String> {
     let origin = issuer.origin().ascii_serialization();
@@ -159,7 +167,11 @@ pub fn discover(server_url: &str, ch: &Challenge) -> Result<Discovered, String> 
         resource: server.to_string(),
         ..Default::default()
     };
-    let issuer = match protected_resource(&server, ch)? {
+    let prm = protected_resource(&server, ch)?;
+    // The issuer is named by the resource's metadata (checked against the authorization
+    // server's below); a 2025-03-26 server without it is assumed to be its own.
+    let named_issuer = prm.is_some();
+    let issuer = match prm {
         Some(prm) => {
             if let Some(r) = prm.get("resource").and_then(Value::as_str) {
                 let ru = url::Url::parse(r).map_err(|e| format!("bad resource {r:?}: {e}"))?;
@@ -203,6 +215,14 @@ pub fn discover(server_url: &str, ch: &Challenge) -> Result<Discovered, String> 
     };
     let s = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
     d.issuer = s("issuer").unwrap_or_else(|| issuer.to_string());
+    if named_issuer && !same_issuer(&d.issuer, &issuer) {
+        // RFC 8414 section 3.3: metadata naming another issuer is not this server's (a
+        // mix-up: the code, the verifier and a signed assertion would go to another).
+        return Err(format!(
+            "the authorization server's metadata names issuer {}, not {issuer}; not signing in",
+            d.issuer
+        ));
+    }
     d.authorization_endpoint = s("authorization_endpoint")
         .ok_or("the authorization server's metadata has no authorization_endpoint")?;
     d.token_endpoint =
@@ -249,6 +269,15 @@ mod tests {
             parse_challenge(r#"Bearer scope=plain"#).scope.as_deref(),
             Some("plain")
         );
+    }
+
+    #[test]
+    fn metadata_for_another_issuer_is_refused() {
+        let i = url::Url::parse("https://as.example.com/tenant").unwrap();
+        assert!(same_issuer("https://as.example.com/tenant/", &i));
+        assert!(!same_issuer("https://evil.example.com/tenant", &i));
+        assert!(!same_issuer("https://as.example.com/other", &i));
+        assert!(!same_issuer("not a url", &i));
     }
 
     #[test]

@@ -35,6 +35,14 @@ impl Listener {
     pub fn wait(self, state: &str, timeout: Duration) -> Result<String, String> {
         let deadline = Instant::now() + timeout;
         loop {
+            // Checked before every accept: connections that keep arriving (and each hold
+            // the listener up to its 5 s read timeout) never extend the wait.
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "no answer from the browser within {} s; sign-in abandoned",
+                    timeout.as_secs()
+                ));
+            }
             match self.l.accept() {
                 Ok((s, _)) => {
                     if let Some(r) = answer(s, state) {
@@ -42,12 +50,6 @@ impl Listener {
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    if Instant::now() >= deadline {
-                        return Err(format!(
-                            "no answer from the browser within {} s; sign-in abandoned",
-                            timeout.as_secs()
-                        ));
-                    }
                     std::thread::sleep(Duration::from_millis(50));
                 }
                 Err(e) => return Err(format!("the sign-in listener failed: {e}")),

@@ -104,3 +104,29 @@ fn plain_http_only_to_loopback() {
     assert!(e.contains("refusing plain http"), "{e}");
     assert!(net::check_url("file:///etc/passwd").is_err());
 }
+
+#[test]
+fn silent_connections_do_not_extend_the_browser_wait() {
+    let l = loopback::Listener::bind(0).unwrap();
+    let port = l.port;
+    let stop = Arc::new(AtomicUsize::new(0));
+    let s = stop.clone();
+    // A local peer that keeps connecting and never sends a request line.
+    let peer = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        let end = Instant::now() + Duration::from_secs(20);
+        while s.load(Ordering::SeqCst) == 0 && Instant::now() < end {
+            if let Ok(c) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                held.push(c);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let t0 = Instant::now();
+    let err = l.wait("state", Duration::from_secs(1)).unwrap_err();
+    let took = t0.elapsed();
+    stop.store(1, Ordering::SeqCst);
+    peer.join().unwrap();
+    assert!(err.contains("within 1 s"), "{err}");
+    assert!(took < Duration::from_secs(8), "waited {took:?}");
+}

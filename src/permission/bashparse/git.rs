@@ -55,6 +55,9 @@ pub(super) fn read_only(a: &[&str]) -> bool {
     if rest.iter().any(|x| {
         NEVER.iter().any(|n| {
             x == n || x.starts_with(&format!("{n}=")) || (n.len() == 2 && x.starts_with(n))
+                // parse-options takes an abbreviation: `git grep --open=cmd`.
+                || (n.len() > 2 && x.len() > 2 && x.starts_with("--")
+                    && n.starts_with(x.split('=').next().unwrap_or(x)))
         })
     }) {
         return false;
@@ -76,29 +79,13 @@ pub(super) fn read_only(a: &[&str]) -> bool {
                 "-vv",
                 "--verbose",
                 "--show-current",
-                "--no-color",
-                "--column",
-                "--no-column",
-                "-i",
-                "--ignore-case",
-                "--color",
                 "--omit-empty",
             ],
         ),
-        "tag" => listing(
-            rest,
-            &["--list", "-l"],
-            &[
-                "-n",
-                "--no-color",
-                "--column",
-                "--no-column",
-                "-i",
-                "--ignore-case",
-                "--color",
-            ],
-        ),
-        "remote" => matches!(first, None | Some("-v" | "--verbose" | "get-url")),
+        "tag" => listing(rest, &["--list", "-l"], &["-n"]),
+        "remote" => {
+            first == Some("get-url") || rest.iter().all(|x| matches!(*x, "-v" | "--verbose"))
+        }
         "config" => {
             let reads = rest
                 .iter()
@@ -123,10 +110,15 @@ pub(super) fn read_only(a: &[&str]) -> bool {
             reads && !writes
         }
         "stash" | "worktree" | "notes" => matches!(first, Some("list" | "show")),
-        "reflog" => match first {
-            None | Some("show") => true,
-            Some(x) => x.starts_with('-'),
-        },
+        "reflog" => {
+            !rest
+                .iter()
+                .any(|x| matches!(*x, "expire" | "delete" | "drop"))
+                && match first {
+                    None | Some("show") => true,
+                    Some(x) => x.starts_with('-'),
+                }
+        }
         "submodule" => matches!(first, Some("status")),
         _ => false,
     }
@@ -144,11 +136,24 @@ fn listing(rest: &[&str], list: &[&str], flags: &[&str]) -> bool {
         "--sort",
         "--format",
     ];
+    /// Display options both take.
+    const DISPLAY: &[&str] = &[
+        "--no-color",
+        "--column",
+        "--no-column",
+        "-i",
+        "--ignore-case",
+        "--color",
+    ];
     let listing = rest.iter().any(|x| list.contains(x));
     let mut i = 0;
     while i < rest.len() {
         let x = rest[i];
-        if list.contains(&x) || flags.contains(&x) || x.starts_with("--color=") {
+        if list.contains(&x)
+            || flags.contains(&x)
+            || DISPLAY.contains(&x)
+            || x.starts_with("--color=")
+        {
             i += 1;
         } else if VALUED.contains(&x) {
             i += 2;

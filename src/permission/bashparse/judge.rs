@@ -90,7 +90,8 @@ pub struct Judged {
     /// Parsed cleanly, and no compound command's redirection writes a file.
     pub ok: bool,
     pub cmds: Vec<Judge>,
-    /// Every path it names is inside the workspace (set by the gate; true by default).
+    /// Every path it names is inside the workspace: its input redirections as the parse
+    /// sees them, then the gate's text check of the policy scopes.
     pub scope_ok: bool,
 }
 
@@ -101,14 +102,21 @@ impl Judged {
     }
 }
 
-/// Parse and judge `command`.
+/// Parse and judge `command` (absolute paths ask: no workspace is known).
 pub fn judge(command: &str) -> Judged {
+    judge_in(command, None)
+}
+
+/// Parse and judge `command` run in the workspace `cwd`.
+pub fn judge_in(command: &str, cwd: Option<&std::path::Path>) -> Judged {
     let script = parse(command);
+    let assigned = super::scope::assigned(&script.commands);
+    let inputs_placed = super::scope::placed("", &script.inputs, &assigned, cwd);
     let mut out = Judged {
         text: command.trim().to_string(),
         ok: script.ok && !script.stray_writes,
         cmds: Vec::with_capacity(script.commands.len()),
-        scope_ok: true,
+        scope_ok: inputs_placed,
     };
     for c in &script.commands {
         let read = read_only(c);
@@ -121,14 +129,22 @@ pub fn judge(command: &str) -> Judged {
             continue;
         }
         let s = shape(&c.words);
+        let prog = s.key.first().and_then(Word::lit).map(base).unwrap_or("");
+        let read =
+            read && super::scope::placed(prog, s.key.get(1..).unwrap_or(&[]), &assigned, cwd);
         let mut views: Vec<String> = s.views.iter().map(|v| render(v)).collect();
-        extra_views(&s.key, &mut views, 0);
+        for v in &s.views {
+            extra_views(v, &mut views, 0);
+        }
         let key = render(&s.key);
-        let unsafe_env = !c
-            .assigns
-            .iter()
-            .chain(&s.env_assigns)
-            .all(|n| super::safe_assignment(n));
+        // `time -o f ls` / `env -C .. ls`: a rule on `ls` does not cover the wrapper's
+        // own effect, so only an exact rule does.
+        let unsafe_env = s.wrapper_effect
+            || !c
+                .assigns
+                .iter()
+                .chain(&s.env_assigns)
+                .all(|n| super::safe_assignment(n));
         let suggest = if c.declaration || unsafe_env {
             None
         } else {
@@ -145,41 +161,43 @@ pub fn judge(command: &str) -> Judged {
     out
 }
 
-/// The commands `bash -c 'code'` and `find … -exec cmd … ;` run, for deny rules.
+/// The commands a simple command runs in turn, for deny rules: `/bin/rm` as `rm`, the
+/// code of `bash -c`/`sh -ec`, `eval`, `trap`, `watch`, `su -c`, and the command of
+/// `find -exec`/`fd -x`.
 fn extra_views(key: &[Word], views: &mut Vec<String>, depth: usize) {
-    let Some(prog) = key.first().and_then(Word::lit).map(base) else {
+    let Some(first) = key.first().and_then(Word::lit) else {
         return;
     };
-    if depth < MAX_INLINE && matches!(prog, "bash" | "sh" | "zsh" | "dash" | "ksh") {
-        let code = key
-            .iter()
-            .position(|w| w.lit() == Some("-c"))
-            .and_then(|i| key.get(i + 1))
-            .and_then(Word::lit);
-        if let Some(code) = code {
-            for c in parse(code).commands {
+    let prog = base(first);
+    if prog != first && !prog.is_empty() {
+        let mut v = vec![Word::Lit(prog.to_string())];
+        v.extend(key[1..].iter().cloned());
+        views.push(render(&v));
+    }
+    if depth < MAX_INLINE {
+        if let Some(code) = code_string(prog, key) {
+            for c in parse(&code).commands {
                 let s = shape(&c.words);
-                views.extend(s.views.iter().map(|v| render(v)));
-                extra_views(&s.key, views, depth + 1);
+                for v in &s.views {
+                    views.push(render(v));
+                    extra_views(v, views, depth + 1);
+                }
             }
         }
     }
     if matches!(prog, "find" | "fd" | "fdfind") {
         let mut i = 0;
         while i < key.len() {
-            if matches!(
-                key[i].lit(),
-                Some(
-                    "-exec"
-                        | "-execdir"
-                        | "-ok"
-                        | "-okdir"
-                        | "-x"
-                        | "--exec"
-                        | "-X"
-                        | "--exec-batch"
-                )
-            ) {
+            let runs = key[i].lit().is_some_and(|o| {
+                matches!(
+                    o,
+                    "-exec" | "-execdir" | "-ok" | "-okdir" | "--exec" | "--exec-batch"
+                ) || (prog != "find"
+                    && o.starts_with('-')
+                    && !o.starts_with("--")
+                    && (o.ends_with('x') || o.ends_with('X')))
+            });
+            if runs {
                 let end = key[i + 1..]
                     .iter()
                     .position(|w| matches!(w.lit(), Some(";" | "+")))
@@ -187,6 +205,7 @@ fn extra_views(key: &[Word], views: &mut Vec<String>, depth: usize) {
                 let inner = &key[i + 1..end];
                 if !inner.is_empty() {
                     views.push(render(inner));
+                    extra_views(inner, views, depth + 1);
                 }
                 i = end;
             }
@@ -195,9 +214,40 @@ fn extra_views(key: &[Word], views: &mut Vec<String>, depth: usize) {
     }
 }
 
+/// The shell code a program runs from its arguments, when they are literal.
+fn code_string(prog: &str, key: &[Word]) -> Option<String> {
+    let lits: Vec<&str> = key[1..].iter().map(Word::lit).collect::<Option<_>>()?;
+    match prog {
+        // `bash -c code`, `bash -lc code`, `sh -ec code`, `su -c code`.
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "su" | "runuser" | "script" => {
+            let i = lits.iter().position(|o| {
+                *o == "-c"
+                    || *o == "--command"
+                    || (o.starts_with('-') && !o.starts_with("--") && o.contains('c'))
+            })?;
+            lits.get(i + 1).map(|c| c.to_string())
+        }
+        "eval" => Some(lits.join(" ")),
+        "trap" => lits.first().map(|c| c.to_string()),
+        // `watch [-n secs] [-d] cmd args…` runs `sh -c "cmd args…"`.
+        "watch" => {
+            let mut i = 0;
+            while i < lits.len() && lits[i].starts_with('-') {
+                i += if matches!(lits[i], "-n" | "--interval" | "-q" | "--equexit") {
+                    2
+                } else {
+                    1
+                };
+            }
+            (i < lits.len()).then(|| lits[i..].join(" "))
+        }
+        _ => None,
+    }
+}
+
 /// `Bash(git commit:*)`, `Bash(npm run test:*)`, `Bash(sudo apt install:*)`; the exact
-/// command for inline code and for git with `-c`/`--exec-path` (a prefix would allow any
-/// code).
+/// command for inline code and for git with a global option left in the key (`-c`,
+/// `--exec-path`, `--git-dir`: a prefix would allow any code; `Bash(git:*)` any git).
 fn suggestion(key: &[Word], privileged: bool, inline: bool, rendered: &str) -> Option<String> {
     let exact = || (!rendered.contains('*')).then(|| format!("Bash({rendered})"));
     let (prefix, words) = if privileged {
@@ -214,11 +264,7 @@ fn suggestion(key: &[Word], privileged: bool, inline: bool, rendered: &str) -> O
     }
     let mut parts = vec![prog.to_string()];
     let sub = words.get(1).and_then(Word::lit);
-    if base(prog) == "git"
-        && sub.is_some_and(|s| {
-            s.starts_with("-c") || s.starts_with("--exec-path") || s.starts_with("--config-env")
-        })
-    {
+    if base(prog) == "git" && sub.is_some_and(|s| s.starts_with('-')) {
         return exact();
     }
     if MULTI.contains(&base(prog)) {

@@ -12,10 +12,11 @@ mod git;
 mod judge;
 mod readonly;
 mod render;
+mod scope;
 mod walk;
 mod wrap;
 
-pub use judge::{judge, Judge, Judged};
+pub use judge::{judge, judge_in, Judge, Judged};
 pub use readonly::{read_only, safe_assignment};
 pub use render::render;
 pub use wrap::{shape, Shape};
@@ -64,6 +65,8 @@ pub struct Script {
     /// Parsed without an error or a missing node, within the size and depth limits.
     pub ok: bool,
     pub commands: Vec<Cmd>,
+    /// The files input redirections read (`< f`, `0< f`), for the scope check.
+    pub inputs: Vec<Word>,
     /// A redirection on a compound command (`{ ls; } > f`, `done > f`) writes a file.
     pub stray_writes: bool,
 }

@@ -14,7 +14,6 @@ const ANY_ARGS: &[&str] = &[
     "tail",
     "wc",
     "echo",
-    "printf",
     "pwd",
     "true",
     "false",
@@ -65,9 +64,6 @@ const ANY_ARGS: &[&str] = &[
     "seq",
     "sleep",
     "expr",
-    "cd",
-    "pushd",
-    "popd",
     "dirs",
     "groups",
     "locale",
@@ -76,19 +72,16 @@ const ANY_ARGS: &[&str] = &[
     "tty",
     "uptime",
     "free",
-    "ps",
     "pgrep",
     "wait",
     "jobs",
     "set",
-    "read",
     "exit",
     "return",
     "exec",
     "time",
     "xargs",
     "shift",
-    "ag",
 ];
 
 /// Tools whose `--version` only prints.
@@ -107,10 +100,18 @@ pub fn read_only(cmd: &Cmd) -> bool {
         return true;
     }
     if cmd.declaration {
-        return true;
+        // `declare -n r=PATH` makes a later `r=.` set PATH.
+        return !cmd.words.iter().skip(1).any(|w| match w.lit() {
+            Some(o) => o.starts_with('-') && o.contains('n'),
+            None => true,
+        });
     }
     let s = shape(&cmd.words);
-    if s.privileged || s.inline_code || !s.env_assigns.iter().all(|n| safe_assignment(n)) {
+    if s.privileged
+        || s.inline_code
+        || s.wrapper_effect
+        || !s.env_assigns.iter().all(|n| safe_assignment(n))
+    {
         return false;
     }
     let Some(prog) = s.key.first().and_then(Word::lit) else {
@@ -129,6 +130,8 @@ pub fn read_only(cmd: &Cmd) -> bool {
 
 /// Variables whose value changes what a later program runs or reads as its configuration.
 pub fn safe_assignment(name: &str) -> bool {
+    // `PATH[0]=.` and `PATH+=:.` set PATH.
+    let name = name.split('[').next().unwrap_or("").trim_end_matches('+');
     const NAMES: &[&str] = &[
         "PATH",
         "IFS",
@@ -165,6 +168,16 @@ fn lits(args: &[Word]) -> Option<Vec<&str>> {
     args.iter().map(Word::lit).collect()
 }
 
+/// `x` is `full` or an abbreviation of it (getopt_long takes any unambiguous prefix:
+/// `--outp=f` is `--output=f`).
+fn long_is(x: &str, full: &str) -> bool {
+    let Some(name) = x.strip_prefix("--") else {
+        return false;
+    };
+    let name = name.split('=').next().unwrap_or("");
+    !name.is_empty() && full.strip_prefix("--").is_some_and(|f| f.starts_with(name))
+}
+
 /// A short option cluster (`-rno`) holding `c`.
 fn short_has(a: &str, c: char) -> bool {
     a.starts_with('-') && !a.starts_with("--") && a[1..].contains(c)
@@ -192,12 +205,36 @@ fn program(name: &str, args: &[Word]) -> bool {
             "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
             "-fls",
         ]),
-        "fd" | "fdfind" => none(&["-x", "--exec", "-X", "--exec-batch"]),
-        "rg" => a.iter().all(|x| !x.starts_with("--pre")),
-        "sort" => none(&["--output", "--compress-program"]) && !a.iter().any(|x| short_has(x, 'o')),
+        "fd" | "fdfind" => !a.iter().any(|x| {
+            short_has(x, 'x')
+                || short_has(x, 'X')
+                || long_is(x, "--exec")
+                || long_is(x, "--exec-batch")
+        }),
+        "rg" => a
+            .iter()
+            .all(|x| !x.starts_with("--pre") && !x.starts_with("--hostname-bin")),
+        "ag" => !a.iter().any(|x| long_is(x, "--pager")),
+        // `ps e`/`ps auxe` prints every process's environment (the agent's keys included).
+        "ps" => !a
+            .iter()
+            .any(|x| (!x.starts_with('-') && x.contains('e')) || x.contains("env")),
+        "printf" => !a.iter().any(|x| short_has(x, 'v')),
+        "read" => read_names(&a),
+        "cd" | "pushd" => {
+            // `cd` alone goes home, `cd -` back, `..` out of the workspace: the scope check
+            // sees literal paths only.
+            a.len() == 1
+                && a[0] != "-"
+                && !a[0].starts_with('+')
+                && !a[0].split('/').any(|c| c == "..")
+        }
+        "sort" => !a.iter().any(|x| {
+            short_has(x, 'o') || long_is(x, "--output") || long_is(x, "--compress-program")
+        }),
         "uniq" => a.iter().filter(|x| !x.starts_with('-')).count() <= 1,
         "tree" => !a.iter().any(|x| short_has(x, 'o') || short_has(x, 'R')),
-        "date" => none(&["--set"]) && !a.iter().any(|x| short_has(x, 's')),
+        "date" => !a.iter().any(|x| short_has(x, 's') || long_is(x, "--set")),
         "hostname" => a.iter().all(|x| {
             matches!(
                 *x,
@@ -224,6 +261,36 @@ fn program(name: &str, args: &[Word]) -> bool {
     }
 }
 
+/// `read [-r…] NAME…`: the names it sets are not ones that change what runs.
+fn read_names(a: &[&str]) -> bool {
+    let mut i = 0;
+    while i < a.len() {
+        let x = a[i];
+        if x.starts_with('-') && x.len() > 1 {
+            // Options taking a value: the value is the next word unless attached.
+            if let Some(c) = x[1..].chars().find(|c| "adinNptu".contains(*c)) {
+                let attached = x.len() > x.find(c).unwrap_or(0) + 1;
+                if c == 'a' {
+                    let name = if attached {
+                        x.split_once('a').map(|p| p.1)
+                    } else {
+                        a.get(i + 1).copied()
+                    };
+                    if !name.is_some_and(safe_assignment) {
+                        return false;
+                    }
+                }
+                i += if attached { 1 } else { 2 };
+                continue;
+            }
+        } else if !safe_assignment(x) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// `sed` without `-i`, a script file, or a command that writes (`w`, `W`, the `w` flag)
 /// or executes (`e`): only addresses with `p`/`d`/`q`/`=`, and `s///` with print flags.
 fn sed(a: &[&str]) -> bool {
@@ -244,13 +311,28 @@ fn sed(a: &[&str]) -> bool {
         if let Some(s) = x.strip_prefix("--expression=") {
             explicit = true;
             scripts.push(s);
-        } else if x == "-f" || x.starts_with("--file") || x.starts_with("--in-place") {
-            return false;
+        } else if x.starts_with("--") && x != "--" {
+            // Long options may be abbreviated (`--i` is `--in-place`): only these, whole.
+            const SAFE: &[&str] = &[
+                "--quiet",
+                "--silent",
+                "--regexp-extended",
+                "--posix",
+                "--debug",
+                "--null-data",
+                "--zero-terminated",
+                "--separate",
+                "--sandbox",
+                "--unbuffered",
+            ];
+            if !SAFE.contains(&x) {
+                return false;
+            }
         } else if x.starts_with('-') && !x.starts_with("--") && x.len() > 1 {
             if x.contains('i') || x.contains('f') || x.contains('e') {
                 return false;
             }
-        } else if !x.starts_with("--") || x == "--" {
+        } else {
             positional.push(x);
         }
         i += 1;
@@ -321,16 +403,18 @@ fn awk(a: &[&str]) -> bool {
     let mut i = 0;
     while i < a.len() {
         let x = a[i];
-        if x == "-f" || x.starts_with("--file") || x.starts_with("--exec") || x == "-E" {
-            return false;
-        }
+        // Only `-F sep` and `-v name=value`: gawk's others load code (`-f`, `-i inplace`,
+        // `-l`, `--source`) or write files (`-o`, `-p`, `-d`).
         if x == "-v" || x == "-F" {
             i += 2;
             continue;
         }
-        if x.starts_with('-') && x.len() > 1 {
+        if (x.starts_with("-F") || x.starts_with("-v")) && x.len() > 2 || x == "--" {
             i += 1;
             continue;
+        }
+        if x.starts_with('-') && x.len() > 1 {
+            return false;
         }
         let p = x;
         return !(p.contains("system") || p.contains('|') || p.contains('>') || p.contains('@'));

@@ -9,7 +9,7 @@ fn every_simple_command_is_found() {
     assert_eq!(progs("FOO=1 rm x"), ["rm x"]);
     assert_eq!(
         progs("for f in $(rm v); do echo $f; done"),
-        ["rm v", "echo $f"]
+        ["", "rm v", "echo $f"]
     );
     assert_eq!(
         progs("echo $(rm victim)"),
@@ -22,6 +22,11 @@ fn every_simple_command_is_found() {
     assert_eq!(progs("echo \"a $(rm b)\""), ["echo \"a $(rm b)\"", "rm b"]);
     assert!(!parse("if; then").ok);
     assert!(parse("ls -la").ok);
+    // A loop variable is an assignment (`for PATH in .` sets PATH).
+    assert_eq!(
+        parse("for PATH in .; do ls; done").commands[0].assigns,
+        ["PATH"]
+    );
 }
 
 #[test]

@@ -67,13 +67,17 @@ impl<'a> Walk<'a> {
         n.utf8_text(self.src).unwrap_or("")
     }
 
-    fn visit(&mut self, n: Node, depth: usize) {
-        if depth > MAX_DEPTH {
+    /// Marks the parse not ok at an error/missing node; false past the depth limit.
+    fn enter(&mut self, n: Node, depth: usize) -> bool {
+        if depth > MAX_DEPTH || n.is_error() || n.is_missing() {
             self.out.ok = false;
-            return;
         }
-        if n.is_error() || n.is_missing() {
-            self.out.ok = false;
+        depth <= MAX_DEPTH
+    }
+
+    fn visit(&mut self, n: Node, depth: usize) {
+        if !self.enter(n, depth) {
+            return;
         }
         match n.kind() {
             "command" => self.command(n, depth),
@@ -83,6 +87,16 @@ impl<'a> Walk<'a> {
                 self.out.commands.push(c);
             }
             "declaration_command" | "unset_command" => self.declaration(n, depth),
+            // `for PATH in .; do ls; done` sets PATH like `PATH=.` does.
+            "for_statement" => {
+                if let Some(v) = n.child_by_field_name("variable") {
+                    self.out.commands.push(Cmd {
+                        assigns: vec![self.text(v).to_string()],
+                        ..Cmd::default()
+                    });
+                }
+                self.children(n, depth)
+            }
             "redirected_statement" => {
                 let body = n.child_by_field_name("body");
                 let simple = body.is_some_and(|b| b.kind() == "command");
@@ -161,12 +175,8 @@ impl<'a> Walk<'a> {
     /// The commands inside a word (substitutions), without taking the word for a command;
     /// a statement found where a word was expected is visited as one.
     fn visit_inside(&mut self, n: Node, depth: usize) {
-        if depth > MAX_DEPTH {
-            self.out.ok = false;
+        if !self.enter(n, depth) {
             return;
-        }
-        if n.is_error() || n.is_missing() {
-            self.out.ok = false;
         }
         match n.kind() {
             "command_substitution" | "process_substitution" => self.children(n, depth),
@@ -241,6 +251,11 @@ impl<'a> Walk<'a> {
             let dest = n.child_by_field_name("destination");
             let target = dest.map(|d| self.word(d));
             writes = writing(&op, target.as_ref());
+            if !op.contains('>') && !op.ends_with('&') {
+                if let Some(t) = &target {
+                    self.out.inputs.push(t.clone());
+                }
+            }
         }
         let mut cur = n.walk();
         for c in n.named_children(&mut cur) {
@@ -288,7 +303,7 @@ fn literal(n: Node, src: &[u8]) -> Option<String> {
     let text = n.utf8_text(src).ok()?;
     match n.kind() {
         "word" | "number" | "command_name" | "variable_name" => {
-            if brace_expansion(text) {
+            if brace_expansion(text) || leading_glob(text) {
                 return None;
             }
             let mut out = String::new();
@@ -334,6 +349,12 @@ fn literal(n: Node, src: &[u8]) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `*`, `?*` or `[-]*` at the start of an unquoted word: the names it expands to may start
+/// with `-` and be taken for options (a file named `--output=x` in the repository).
+fn leading_glob(text: &str) -> bool {
+    text.starts_with('*') || text.starts_with('?') || (text.starts_with('[') && text.len() > 1)
 }
 
 /// `{a,b}` and `{1..3}` outside quotes: one word becomes several.

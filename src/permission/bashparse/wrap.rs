@@ -5,6 +5,7 @@
 //! allow rules, the read-only list and the suggested rules use the key view (the command
 //! that really runs, its privilege wrapper and any git `-c`/`--exec-path` kept).
 use super::Word;
+use crate::tools::policy::words::{self, is_assignment};
 
 /// The views of one simple command.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -18,49 +19,26 @@ pub struct Shape {
     /// An interpreter given code inline (`bash -c`, `python -c`, `node -e`, `perl -e`…):
     /// a writer whatever the code says; a rule for it is the exact command.
     pub inline_code: bool,
+    /// A wrapper option with an effect of its own: `time -o f` writes f, `env -C dir`
+    /// runs the command elsewhere (the scope check sees literal paths only).
+    pub wrapper_effect: bool,
     /// Names `env NAME=value cmd` sets (judged like the shell's own assignments).
     pub env_assigns: Vec<String>,
 }
 
-/// (options taking a separate argument, positional arguments before the command)
+/// (options taking a separate argument, positional arguments before the command): the
+/// sandbox's table (`tools/policy/words.rs`) plus the privilege wrappers, which the gate
+/// looks through for deny rules and keeps in the key.
 fn wrapper(name: &str) -> Option<(&'static [&'static str], usize)> {
-    Some(match name {
-        "env" => (&["-u", "--unset", "-C", "--chdir"], 0),
-        "time" => (&["-f", "--format", "-o", "--output"], 0),
-        "exec" => (&["-a"], 0),
-        "nice" => (&["-n", "--adjustment"], 0),
-        "ionice" => (&["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"], 0),
-        "nohup" | "builtin" | "setsid" | "command" => (&[], 0),
-        "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], 0),
-        "timeout" => (&["-s", "--signal", "-k", "--kill-after"], 1),
-        "xargs" => (
-            &[
-                "-I",
-                "-n",
-                "-P",
-                "-L",
-                "-d",
-                "-a",
-                "-E",
-                "-s",
-                "--max-args",
-                "--max-procs",
-                "--max-lines",
-                "--delimiter",
-                "--arg-file",
-                "--max-chars",
-                "--replace",
-            ],
-            0,
-        ),
-        "sudo" | "doas" => (
+    match name {
+        "sudo" | "doas" => Some((
             &[
                 "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "--user", "--group",
             ],
             0,
-        ),
-        _ => return None,
-    })
+        )),
+        _ => words::wrapper(name),
+    }
 }
 
 fn privilege(name: &str) -> bool {
@@ -70,17 +48,6 @@ fn privilege(name: &str) -> bool {
 /// The program name without its folder (`/usr/bin/env` is `env`).
 pub fn base(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
-}
-
-fn is_assignment(w: &str) -> bool {
-    match w.split_once('=') {
-        Some((n, _)) => {
-            !n.is_empty()
-                && !n.as_bytes()[0].is_ascii_digit()
-                && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        }
-        None => false,
-    }
 }
 
 /// The views of `words` (a simple command's name and arguments).
@@ -123,6 +90,17 @@ pub fn shape(words: &[Word]) -> Shape {
                     dynamic = true;
                     break;
                 }
+                let effect = match name {
+                    "time" => {
+                        o.starts_with("-o")
+                            || o.starts_with("--o")
+                            || o.starts_with("--ap")
+                            || (o.starts_with('-') && !o.starts_with("--") && o.contains('a'))
+                    }
+                    "env" => o.starts_with("-C") || o.starts_with("--ch"),
+                    _ => false,
+                };
+                s.wrapper_effect |= effect;
                 i += if with_arg.contains(&o) { 2 } else { 1 };
             } else if name == "env" && is_assignment(o) {
                 env_names.push(o.split('=').next().unwrap_or("").to_string());
@@ -182,13 +160,17 @@ fn git_globals(words: &[Word]) -> (Vec<Word>, bool) {
             break;
         }
         match o {
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" => i += 2,
-            "-c" | "--config-env" => {
+            "-C" | "--namespace" | "--super-prefix" => i += 2,
+            // Another repository's config (core.fsmonitor, core.pager) runs code: a bare
+            // repository committed inside the project is one `--git-dir` away.
+            "-c" | "--config-env" | "--git-dir" | "--work-tree" => {
                 unsafe_opts = true;
                 i += 2;
             }
             _ if o.starts_with("-c")
                 || o.starts_with("--exec-path")
+                || o.starts_with("--git-dir")
+                || o.starts_with("--work-tree")
                 || o.starts_with("--config-env") =>
             {
                 unsafe_opts = true;

@@ -4,7 +4,7 @@
 //! docs/tools-and-policy.md (section "Permission policy").
 mod classify;
 mod scope;
-mod words;
+pub mod words;
 
 pub use classify::{classify, classify_for_gate, classify_in};
 pub use scope::{is_sensitive, physical, Places};

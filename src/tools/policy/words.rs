@@ -107,7 +107,9 @@ pub(super) fn dequote(w: &str) -> String {
         .collect()
 }
 
-fn is_assignment(w: &str) -> bool {
+/// `NAME=value` (a shell assignment word). Shared with the permission gate's parse
+/// (`permission/bashparse/wrap.rs`).
+pub fn is_assignment(w: &str) -> bool {
     match w.split_once('=') {
         Some((name, _)) => {
             !name.is_empty()
@@ -118,20 +120,22 @@ fn is_assignment(w: &str) -> bool {
     }
 }
 
-/// Options of a wrapper: (those taking a separate argument, does the wrapper take one
-/// positional argument before the command).
-fn wrapper(name: &str) -> Option<(&'static [&'static str], bool)> {
+/// The wrappers that run the command after them, with (the options taking a separate
+/// argument, how many positional arguments come before the command). One table for the
+/// sandbox's classification and the permission gate's parse.
+pub fn wrapper(name: &str) -> Option<(&'static [&'static str], usize)> {
     Some(match name {
         "env" => (
             &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
-            false,
+            0,
         ),
-        "time" => (&["-f", "--format", "-o", "--output"], false),
-        "exec" => (&["-a"], false),
-        "nice" => (&["-n", "--adjustment"], false),
-        "nohup" | "builtin" | "setsid" | "command" => (&[], false),
-        "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], false),
-        "timeout" => (&["-s", "--signal", "-k", "--kill-after"], true),
+        "time" => (&["-f", "--format", "-o", "--output"], 0),
+        "exec" => (&["-a"], 0),
+        "nice" => (&["-n", "--adjustment"], 0),
+        "ionice" => (&["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"], 0),
+        "nohup" | "builtin" | "setsid" | "command" | "coproc" => (&[], 0),
+        "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], 0),
+        "timeout" => (&["-s", "--signal", "-k", "--kill-after"], 1),
         "xargs" => (
             &[
                 "-I",
@@ -150,7 +154,7 @@ fn wrapper(name: &str) -> Option<(&'static [&'static str], bool)> {
                 "--max-chars",
                 "--replace",
             ],
-            false,
+            0,
         ),
         _ => return None,
     })
@@ -188,8 +192,8 @@ fn strip_wrappers(words: &mut Vec<String>) {
                 }
             } else if plain == "env" && is_assignment(&o) {
                 words.remove(0);
-            } else if need_positional {
-                need_positional = false;
+            } else if need_positional > 0 {
+                need_positional -= 1;
                 words.remove(0);
             } else {
                 break;
