@@ -4,7 +4,7 @@
 //! run only when every simple command in it — in substitutions, bodies and here-documents
 //! too — is matched by an allow rule or is on the read-only list. Only an exact rule (no
 //! `*`) may match the whole text of a command that did not parse.
-use super::bashparse::{judge, judge_in, Judged};
+use super::bashparse::{judge, judge_within, Judged};
 use super::Facts;
 use std::borrow::Cow;
 use std::path::Path;
@@ -16,7 +16,17 @@ const OUTSIDE_READS: u32 = 0o4440;
 /// says what runs; the policy's path scopes say where it reads: a read outside the
 /// workspace (system files, the home folder, the network) asks too.
 pub fn bash_facts(command: &str, cwd: &Path, projects_root: &Path) -> Facts {
-    let mut j = judge_in(command, Some(cwd));
+    // An absolute path the parse sees is placed as the gate places it: the folder, `/tmp`,
+    // the session store and the `--add-dir` folders are the workspace.
+    let places = crate::tools::policy::places_of_run(cwd).temp_as_workspace();
+    let inside = |p: &Path| {
+        let low = p.to_string_lossy().to_lowercase();
+        matches!(
+            places.scope(&low),
+            None | Some(crate::tools::policy::WORKSPACE)
+        )
+    };
+    let mut j = judge_within(command, &inside);
     let req = crate::tools::policy::classify_for_gate(command, cwd, projects_root);
     j.scope_ok &= req & OUTSIDE_READS == 0;
     Facts {

@@ -109,9 +109,15 @@ pub fn judge(command: &str) -> Judged {
 
 /// Parse and judge `command` run in the workspace `cwd`.
 pub fn judge_in(command: &str, cwd: Option<&std::path::Path>) -> Judged {
+    judge_within(command, &|p| cwd.is_some_and(|c| p.starts_with(c)))
+}
+
+/// Parse and judge `command`; `inside` says whether an absolute path it reads is in the
+/// workspace as the gate counts it.
+pub fn judge_within(command: &str, inside: &dyn Fn(&std::path::Path) -> bool) -> Judged {
     let script = parse(command);
     let assigned = super::scope::assigned(&script.commands);
-    let inputs_placed = super::scope::placed("", &script.inputs, &assigned, cwd);
+    let inputs_placed = super::scope::placed("", &script.inputs, &assigned, inside);
     let mut out = Judged {
         text: command.trim().to_string(),
         ok: script.ok && !script.stray_writes,
@@ -131,7 +137,7 @@ pub fn judge_in(command: &str, cwd: Option<&std::path::Path>) -> Judged {
         let s = shape(&c.words);
         let prog = s.key.first().and_then(Word::lit).map(base).unwrap_or("");
         let read =
-            read && super::scope::placed(prog, s.key.get(1..).unwrap_or(&[]), &assigned, cwd);
+            read && super::scope::placed(prog, s.key.get(1..).unwrap_or(&[]), &assigned, inside);
         let mut views: Vec<String> = s.views.iter().map(|v| render(v)).collect();
         for v in &s.views {
             extra_views(v, &mut views, 0);

@@ -16,7 +16,7 @@ mod scope;
 mod walk;
 mod wrap;
 
-pub use judge::{judge, judge_in, Judge, Judged};
+pub use judge::{judge, judge_in, judge_within, Judge, Judged};
 pub use readonly::{read_only, safe_assignment};
 pub use render::render;
 pub use wrap::{shape, Shape};

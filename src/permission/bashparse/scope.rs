@@ -79,9 +79,15 @@ fn outside_literal(w: &str) -> bool {
 }
 
 /// Whether `cmd` (judged read-only by the list) reads only where the parse can see.
-/// `assigned`: every variable the script sets (assignments, loop variables); `cwd`: the
-/// workspace (None: every absolute path asks).
-pub fn placed(prog: &str, args: &[Word], assigned: &[String], cwd: Option<&Path>) -> bool {
+/// `assigned`: every variable the script sets (assignments, loop variables); `inside`:
+/// whether an absolute path (no `..`) is in the workspace as the gate counts it (the
+/// folder, `/tmp`, the session store, `--add-dir` folders).
+pub fn placed(
+    prog: &str,
+    args: &[Word],
+    assigned: &[String],
+    inside: &dyn Fn(&Path) -> bool,
+) -> bool {
     if NO_FILES.contains(&prog) {
         return true;
     }
@@ -91,7 +97,7 @@ pub fn placed(prog: &str, args: &[Word], assigned: &[String], cwd: Option<&Path>
             let opt_val = s.split_once('=').map(|p| p.1);
             let check = |p: &str| {
                 !outside_literal(p)
-                    || cwd.is_some_and(|c| Path::new(p).starts_with(c) && !p.contains(".."))
+                    || (p.starts_with('/') && !p.contains("..") && inside(Path::new(p)))
             };
             // `-f../x`, `-T/tmp`: a short option's attached value (not a lone `/`, the
             // separator of `awk -F/`, `cut -d/`).
